@@ -1,0 +1,237 @@
+//! The engine: configuration, the worker pool, work units and backend dispatch.
+//!
+//! A call is cut into work units of `batch_size` consecutive items; units run on a pool
+//! of `workers` threads, and each unit writes the verdicts of its own items, so verdict
+//! order is input order whatever the schedule.
+
+pub(crate) mod grouping;
+
+use crate::ed25519::{self, Backend, UnknownBackend};
+use crate::item::{Item, ItemBatch, ItemSource};
+use crate::verdict::{Reject, Verdict};
+use crate::Scheme;
+use rayon::prelude::*;
+
+/// Items per work unit unless configured.
+pub const DEFAULT_BATCH_SIZE: usize = 512;
+
+/// What can go wrong before verification starts. Bad *items* are never an error: they
+/// get an `Invalid` verdict.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("workers must be at least 1")]
+    ZeroWorkers,
+    #[error("batch size must be at least 1")]
+    ZeroBatchSize,
+    #[error(transparent)]
+    UnknownBackend(#[from] UnknownBackend),
+    #[error("backend '{0}' is not supported on this CPU")]
+    UnsupportedBackend(Backend),
+    #[error("could not start the worker pool: {0}")]
+    ThreadPool(String),
+    #[error("item {index}: span at offset {offset}, length {len} lies outside the {buffer_len}-byte buffer")]
+    SpanOutOfBounds {
+        index: usize,
+        offset: usize,
+        len: usize,
+        buffer_len: usize,
+    },
+    #[error("output has room for {got} verdicts but there are {expected} items")]
+    OutputLength { expected: usize, got: usize },
+}
+
+/// Configures an [`Engine`]; see [`Engine::builder`].
+#[derive(Clone, Debug)]
+pub struct EngineBuilder {
+    scheme: Scheme,
+    workers: Option<usize>,
+    batch_size: usize,
+    backend: Option<Backend>,
+}
+
+impl Default for EngineBuilder {
+    fn default() -> Self {
+        EngineBuilder {
+            scheme: Scheme::default(),
+            workers: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+            backend: None,
+        }
+    }
+}
+
+impl EngineBuilder {
+    /// The scheme and policy (default: Ed25519, `Strict`).
+    pub fn scheme(mut self, scheme: Scheme) -> Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// Worker threads (default: all cores the process may use).
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = Some(workers);
+        self
+    }
+
+    /// Items per work unit (default 512). Smaller units spread short calls over more
+    /// workers; larger ones amortise per-unit work such as key grouping.
+    pub fn batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size;
+        self
+    }
+
+    /// Force a backend (default: `LINESIG_BACKEND` if set, else the fastest this CPU
+    /// supports). A backend this CPU cannot run is an error, never a silent fallback.
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = Some(backend);
+        self
+    }
+
+    pub fn build(self) -> Result<Engine, Error> {
+        let workers = match self.workers {
+            Some(0) => return Err(Error::ZeroWorkers),
+            Some(n) => n,
+            None => available_cores(),
+        };
+        if self.batch_size == 0 {
+            return Err(Error::ZeroBatchSize);
+        }
+        let backend = match self.backend {
+            Some(b) => b,
+            None => Backend::from_env()?.unwrap_or_else(Backend::best),
+        };
+        if !backend.is_supported() {
+            return Err(Error::UnsupportedBackend(backend));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .thread_name(|i| format!("linesig-worker-{i}"))
+            .build()
+            .map_err(|e| Error::ThreadPool(e.to_string()))?;
+        Ok(Engine {
+            scheme: self.scheme,
+            workers,
+            batch_size: self.batch_size,
+            backend,
+            pool,
+        })
+    }
+}
+
+/// Cores this process may run on (1 if unknown).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A configured verifier with its own worker pool. Cheap to share by reference; calls
+/// from several threads are fine and share the pool.
+pub struct Engine {
+    scheme: Scheme,
+    workers: usize,
+    batch_size: usize,
+    backend: Backend,
+    pool: rayon::ThreadPool,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("scheme", &self.scheme)
+            .field("workers", &self.workers)
+            .field("batch_size", &self.batch_size)
+            .field("backend", &self.backend)
+            .finish()
+    }
+}
+
+impl Engine {
+    pub fn builder() -> EngineBuilder {
+        EngineBuilder::default()
+    }
+
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// One verdict per item, in input order.
+    pub fn verify(&self, items: &[Item<'_>]) -> Vec<Verdict> {
+        self.verify_source(items)
+    }
+
+    /// One verdict per item of a columnar batch, in order.
+    pub fn verify_batch(&self, batch: &ItemBatch) -> Vec<Verdict> {
+        self.verify_source(batch)
+    }
+
+    /// One verdict per item of any [`ItemSource`], in order.
+    pub fn verify_source<S: ItemSource + ?Sized>(&self, items: &S) -> Vec<Verdict> {
+        self.verify_with_progress(items, &|_| {})
+    }
+
+    /// As [`Engine::verify_source`], calling `progress(n)` from a worker each time a unit
+    /// of `n` items is done (for progress bars; keep it cheap).
+    pub fn verify_with_progress<S: ItemSource + ?Sized>(
+        &self,
+        items: &S,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Vec<Verdict> {
+        // Fail closed: every slot is overwritten by its unit; none may stay valid by default.
+        let mut out = vec![Verdict::Invalid(Reject::EquationFailed); items.len()];
+        self.run(items, &mut out, progress);
+        out
+    }
+
+    /// Verify into a caller-provided slice (one slot per item), without allocating it.
+    pub fn verify_into<S: ItemSource + ?Sized>(
+        &self,
+        items: &S,
+        out: &mut [Verdict],
+    ) -> Result<(), Error> {
+        if out.len() != items.len() {
+            return Err(Error::OutputLength {
+                expected: items.len(),
+                got: out.len(),
+            });
+        }
+        self.run(items, out, &|_| {});
+        Ok(())
+    }
+
+    fn run<S: ItemSource + ?Sized>(
+        &self,
+        items: &S,
+        out: &mut [Verdict],
+        progress: &(dyn Fn(usize) + Sync),
+    ) {
+        let batch_size = self.batch_size;
+        self.pool.install(|| {
+            out.par_chunks_mut(batch_size)
+                .enumerate()
+                .for_each(|(unit, verdicts)| {
+                    self.verify_unit(items, unit * batch_size, verdicts);
+                    progress(verdicts.len());
+                });
+        });
+    }
+
+    fn verify_unit<S: ItemSource + ?Sized>(&self, items: &S, start: usize, out: &mut [Verdict]) {
+        match self.scheme {
+            Scheme::Ed25519(policy) => {
+                ed25519::verify_unit(policy, self.backend, items, start, out)
+            }
+        }
+    }
+}

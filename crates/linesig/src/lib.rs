@@ -1,0 +1,56 @@
+//! linesig: line-speed batch signature verification.
+//!
+//! One [`Engine`] verifies a batch of [`Item`]s (public key, message, signature) on all
+//! cores and returns one [`Verdict`] per item, in input order. A verdict is never shared by
+//! a batch: an invalid item is rejected on its own, and costs what a valid one costs (no
+//! batch-equation fallback, no bisection).
+//!
+//! ```
+//! use linesig::{Engine, Item, Policy, Scheme, Verdict};
+//!
+//! let engine = Engine::builder()
+//!     .scheme(Scheme::Ed25519(Policy::Strict))
+//!     .workers(2)
+//!     .batch_size(512)
+//!     .build()?;
+//! let item = Item { public_key: &[0u8; 32], message: b"hi", signature: &[0u8; 63] };
+//! let verdicts = engine.verify(&[item]);
+//! assert!(matches!(verdicts[0], Verdict::Invalid(linesig::Reject::BadLength)));
+//! # Ok::<(), linesig::Error>(())
+//! ```
+//!
+//! Ed25519 acceptance is bit-for-bit that of the chain's reference for the chosen
+//! [`Policy`]; see [`ed25519`] and DESIGN.md §3.
+
+pub mod ed25519;
+mod engine;
+mod item;
+mod verdict;
+
+pub use ed25519::{Backend, Policy};
+pub use engine::{Engine, EngineBuilder, Error};
+pub use item::{Item, ItemBatch, ItemSource, Span};
+pub use verdict::{Reject, Verdict};
+
+/// A signature scheme and the rules it is verified under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Scheme {
+    /// Ed25519 (RFC 8032) under one of the chains' acceptance policies.
+    Ed25519(Policy),
+}
+
+impl Scheme {
+    /// The scheme's family name, as the CLI and JSON reports spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Ed25519(_) => "ed25519",
+        }
+    }
+}
+
+impl Default for Scheme {
+    fn default() -> Self {
+        Scheme::Ed25519(Policy::Strict)
+    }
+}

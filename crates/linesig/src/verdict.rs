@@ -1,0 +1,107 @@
+//! Per-item outcomes. Acceptance is what must match the chain's oracle; the [`Reject`]
+//! reason is a diagnostic, identical across backends.
+
+use std::fmt;
+
+/// The outcome for one item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    Valid,
+    Invalid(Reject),
+}
+
+impl Verdict {
+    pub fn is_valid(self) -> bool {
+        matches!(self, Verdict::Valid)
+    }
+
+    /// The reason, for an invalid item.
+    pub fn reject(self) -> Option<Reject> {
+        match self {
+            Verdict::Valid => None,
+            Verdict::Invalid(reason) => Some(reason),
+        }
+    }
+}
+
+/// Why an item was rejected. Checks run in this order, and the first failing one names
+/// the verdict: lengths, then the public key, then S, then R, then the equation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reject {
+    /// Public key not 32 bytes or signature not 64 bytes.
+    BadLength,
+    /// The public key bytes are not the encoding of a curve point.
+    BadPublicKey,
+    /// R does not decode to a curve point (cofactored policies; `Strict` compares R as
+    /// bytes and reports such an R as `EquationFailed`).
+    BadSignatureR,
+    /// S ≥ L (RFC 8032 §5.1.7 requires 0 ≤ S < L).
+    NonCanonicalS,
+    /// The public key is a point of small order (order dividing 8).
+    SmallOrderKey,
+    /// R is a point of small order.
+    SmallOrderR,
+    /// A or R is not the canonical encoding of its point (y ≥ p, or x = 0 with the
+    /// sign bit set) under a policy that requires canonical encodings.
+    NonCanonicalEncoding,
+    /// Every encoding check passed but the verification equation does not hold.
+    EquationFailed,
+}
+
+impl Reject {
+    /// Every reason.
+    pub const ALL: [Reject; 8] = [
+        Reject::BadLength,
+        Reject::BadPublicKey,
+        Reject::BadSignatureR,
+        Reject::NonCanonicalS,
+        Reject::SmallOrderKey,
+        Reject::SmallOrderR,
+        Reject::NonCanonicalEncoding,
+        Reject::EquationFailed,
+    ];
+
+    /// Stable snake_case name, used in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reject::BadLength => "bad_length",
+            Reject::BadPublicKey => "bad_public_key",
+            Reject::BadSignatureR => "bad_signature_r",
+            Reject::NonCanonicalS => "non_canonical_s",
+            Reject::SmallOrderKey => "small_order_key",
+            Reject::SmallOrderR => "small_order_r",
+            Reject::NonCanonicalEncoding => "non_canonical_encoding",
+            Reject::EquationFailed => "equation_failed",
+        }
+    }
+
+    /// Stable one-byte code (1..=8; 0 means valid), for the C ABI and columnar outputs.
+    pub fn code(self) -> u8 {
+        match self {
+            Reject::BadLength => 1,
+            Reject::BadPublicKey => 2,
+            Reject::BadSignatureR => 3,
+            Reject::NonCanonicalS => 4,
+            Reject::SmallOrderKey => 5,
+            Reject::SmallOrderR => 6,
+            Reject::NonCanonicalEncoding => 7,
+            Reject::EquationFailed => 8,
+        }
+    }
+}
+
+impl fmt::Display for Reject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Valid => f.write_str("valid"),
+            Verdict::Invalid(reason) => write!(f, "invalid ({reason})"),
+        }
+    }
+}

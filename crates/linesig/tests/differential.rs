@@ -1,0 +1,417 @@
+//! Differential tests: linesig against every oracle of each policy, on random valid
+//! signatures and on the adversarial families of DESIGN.md §3. Seeded; the default run is
+//! quick, `LINESIG_SOAK_ROUNDS=N` multiplies it for a soak.
+
+mod common;
+
+use common::oracles;
+use curve25519_dalek::constants::{ED25519_BASEPOINT_POINT as B, EIGHT_TORSION};
+use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
+use curve25519_dalek::scalar::Scalar;
+use linesig::{ed25519, Engine, Item, Policy, Reject, Scheme, Verdict};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use sha2::{Digest, Sha512};
+
+/// L = 2^252 + 27742317777372353535851937790883648493, little-endian.
+const L: [u8; 32] = [
+    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+];
+
+/// An owned test item, labelled with the family that produced it.
+struct Owned {
+    family: &'static str,
+    public_key: Vec<u8>,
+    message: Vec<u8>,
+    signature: Vec<u8>,
+}
+
+impl Owned {
+    fn item(&self) -> Item<'_> {
+        Item {
+            public_key: &self.public_key,
+            message: &self.message,
+            signature: &self.signature,
+        }
+    }
+}
+
+fn random_scalar(rng: &mut ChaCha20Rng) -> Scalar {
+    let mut wide = [0u8; 64];
+    rng.fill_bytes(&mut wide);
+    Scalar::from_bytes_mod_order_wide(&wide)
+}
+
+fn challenge(r: &[u8; 32], a: &[u8; 32], m: &[u8]) -> Scalar {
+    let h: [u8; 64] = Sha512::new()
+        .chain_update(r)
+        .chain_update(a)
+        .chain_update(m)
+        .finalize()
+        .into();
+    Scalar::from_bytes_mod_order_wide(&h)
+}
+
+/// A signature (R bytes, S) where S = r + k·a for the given R bytes and key bytes; with
+/// R = [r]B + T and A = [a]B + T' this satisfies the cofactored equation always and the
+/// cofactorless one exactly when T = k·T'.
+fn sign_raw(r: Scalar, r_bytes: [u8; 32], a: Scalar, a_bytes: [u8; 32], m: &[u8]) -> Vec<u8> {
+    let s = r + challenge(&r_bytes, &a_bytes, m) * a;
+    [r_bytes, s.to_bytes()].concat()
+}
+
+/// y ≥ p re-encodings of a point with small y (y + p < 2^255), if any.
+fn non_canonical_y(bytes: [u8; 32]) -> Option<[u8; 32]> {
+    let mut y = bytes;
+    let sign = y[31] & 0x80;
+    y[31] &= 0x7f;
+    if y[1..].iter().any(|&b| b != 0) || y[0] > 18 {
+        return None;
+    }
+    // y + p, where p = 2^255 − 19: low byte 0xed + y, the rest 0xff…0x7f.
+    let mut out = [0xffu8; 32];
+    out[0] = 0xed + y[0];
+    out[31] = 0x7f | sign;
+    Some(out)
+}
+
+fn add_le(a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    let mut carry = 0u16;
+    for i in 0..32 {
+        let v = a[i] as u16 + b[i] as u16 + carry;
+        out[i] = v as u8;
+        carry = v >> 8;
+    }
+    out
+}
+
+fn generate(seed: u64, rounds: usize) -> Vec<Owned> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let torsion: Vec<EdwardsPoint> = EIGHT_TORSION.to_vec();
+    let small_order_encodings: Vec<[u8; 32]> = {
+        let mut v: Vec<[u8; 32]> = torsion.iter().map(|p| p.compress().to_bytes()).collect();
+        let extra: Vec<[u8; 32]> = v.iter().filter_map(|b| non_canonical_y(*b)).collect();
+        v.extend(extra);
+        // x = 0 with the sign bit set: the identity and (0, −1).
+        for b in v.clone() {
+            if b == torsion[0].compress().to_bytes() || b == torsion[4].compress().to_bytes() {
+                let mut s = b;
+                s[31] |= 0x80;
+                v.push(s);
+            }
+        }
+        v
+    };
+    let mut out = Vec::new();
+    let mut push = |family, pk: [u8; 32], message: Vec<u8>, signature: Vec<u8>| {
+        out.push(Owned {
+            family,
+            public_key: pk.to_vec(),
+            message,
+            signature,
+        });
+    };
+    for _ in 0..rounds {
+        let a = random_scalar(&mut rng);
+        let a_point = B * a;
+        let a_bytes = a_point.compress().to_bytes();
+        let mut message = vec![0u8; rng.gen_range(0..300)];
+        rng.fill_bytes(&mut message);
+        let r = random_scalar(&mut rng);
+        let r_bytes = (B * r).compress().to_bytes();
+        let valid = sign_raw(r, r_bytes, a, a_bytes, &message);
+
+        // Honest, and its bit flips in every field.
+        push("valid", a_bytes, message.clone(), valid.clone());
+        for field in 0..4 {
+            let (mut pk, mut msg, mut sig) = (a_bytes, message.clone(), valid.clone());
+            let target: &mut [u8] = match field {
+                0 => &mut pk,
+                1 => &mut sig[..32],
+                2 => &mut sig[32..],
+                _ if msg.is_empty() => continue,
+                _ => &mut msg,
+            };
+            let bit = rng.gen_range(0..target.len() * 8);
+            target[bit / 8] ^= 1 << (bit % 8);
+            push("bit flip", pk, msg, sig);
+        }
+
+        // S ≥ L: S + L (still satisfies the equation mod L), S = L, L + small, top bits.
+        let s: [u8; 32] = valid[32..].try_into().unwrap();
+        for s_bad in [
+            add_le(&s, &L),
+            L,
+            add_le(
+                &L,
+                &[rng.gen_range(1..=255u8); 1]
+                    .iter()
+                    .chain([0u8; 31].iter())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .try_into()
+                    .unwrap(),
+            ),
+            {
+                let mut t = s;
+                t[31] |= 0xe0;
+                t
+            },
+        ] {
+            push(
+                "s >= L",
+                a_bytes,
+                message.clone(),
+                [&valid[..32], &s_bad].concat(),
+            );
+        }
+
+        // Small-order A (canonical and not): with R = [r]B, S = r the cofactored equation
+        // holds for every message; the cofactorless one when k·A = O.
+        let t_bytes = small_order_encodings[rng.gen_range(0..small_order_encodings.len())];
+        push(
+            "small-order A",
+            t_bytes,
+            message.clone(),
+            [r_bytes, r.to_bytes()].concat(),
+        );
+
+        // Small-order R: R = T, S = k·a satisfies the cofactored equation.
+        let t_bytes = small_order_encodings[rng.gen_range(0..small_order_encodings.len())];
+        push(
+            "small-order R",
+            a_bytes,
+            message.clone(),
+            sign_raw(Scalar::ZERO, t_bytes, a, a_bytes, &message),
+        );
+
+        // Mixed-order A = [a]B + T: cofactored always, cofactorless iff k·T = O.
+        let t = torsion[rng.gen_range(1..8)];
+        let mixed_a = (a_point + t).compress().to_bytes();
+        push(
+            "mixed-order A",
+            mixed_a,
+            message.clone(),
+            sign_raw(r, r_bytes, a, mixed_a, &message),
+        );
+
+        // Mixed-order R = [r]B + T: cofactored only.
+        let mixed_r = (B * r + t).compress().to_bytes();
+        push(
+            "mixed-order R",
+            a_bytes,
+            message.clone(),
+            sign_raw(r, mixed_r, a, a_bytes, &message),
+        );
+
+        // Random y ≥ p encodings as A and as R, random S.
+        let mut noncanon = [0xffu8; 32];
+        noncanon[0] = rng.gen_range(0xed..=0xff);
+        noncanon[31] = 0x7f | if rng.gen() { 0x80 } else { 0 };
+        push("non-canonical A", noncanon, message.clone(), valid.clone());
+        push(
+            "non-canonical R",
+            a_bytes,
+            message.clone(),
+            [noncanon, s].concat(),
+        );
+
+        // Garbage of the right lengths, and of the wrong ones.
+        let mut pk = [0u8; 32];
+        rng.fill_bytes(&mut pk);
+        let mut sig = vec![0u8; 64];
+        rng.fill_bytes(&mut sig);
+        push("random bytes", pk, message.clone(), sig);
+        let wrong = rng.gen_range(0..130usize);
+        if wrong != 64 {
+            push("wrong length", a_bytes, message.clone(), vec![7u8; wrong]);
+        }
+    }
+    out
+}
+
+fn rounds() -> usize {
+    let soak: usize = std::env::var("LINESIG_SOAK_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    300 * soak.max(1)
+}
+
+#[test]
+fn every_policy_agrees_with_its_oracles() {
+    let cases = generate(0x6c696e65736967, rounds());
+    let items: Vec<Item<'_>> = cases.iter().map(Owned::item).collect();
+    let mut accepted = std::collections::BTreeMap::<(&str, &str), usize>::new();
+    for policy in Policy::ALL {
+        let engine = Engine::builder()
+            .scheme(Scheme::Ed25519(policy))
+            .workers(2)
+            .batch_size(64)
+            .build()
+            .unwrap();
+        let verdicts = engine.verify(&items);
+        for ((case, item), verdict) in cases.iter().zip(&items).zip(&verdicts) {
+            assert_eq!(
+                ed25519::verify(policy, item),
+                *verdict,
+                "{}: engine vs single",
+                case.family
+            );
+            for (oracle, f) in oracles(policy) {
+                assert_eq!(
+                    verdict.is_valid(),
+                    f(item),
+                    "{policy} vs {oracle} on a '{}' case: pk {} sig {} msg {}",
+                    case.family,
+                    hex::encode(&case.public_key),
+                    hex::encode(&case.signature),
+                    hex::encode(&case.message),
+                );
+            }
+            *accepted.entry((policy.name(), case.family)).or_default() +=
+                usize::from(verdict.is_valid());
+        }
+    }
+    // The families must exercise the differences between the policies, not only agree.
+    let n = |p: &str, f: &str| accepted.get(&(p, f)).copied().unwrap_or(0);
+    let r = rounds();
+    for p in ["strict", "zip215", "zip215-strict"] {
+        assert_eq!(n(p, "valid"), r, "{p} accepts every honest signature");
+        assert_eq!(
+            n(p, "bit flip") + n(p, "random bytes") + n(p, "wrong length") + n(p, "s >= L"),
+            0,
+            "{p}"
+        );
+    }
+    assert_eq!(n("zip215", "small-order A"), r);
+    assert_eq!(n("zip215", "small-order R"), r);
+    assert_eq!(n("zip215", "mixed-order R"), r);
+    assert_eq!(n("zip215-strict", "mixed-order R"), r);
+    assert_eq!(n("zip215-strict", "mixed-order A"), r);
+    assert_eq!(
+        n("strict", "small-order A") + n("strict", "small-order R") + n("strict", "mixed-order R"),
+        0
+    );
+    assert_eq!(
+        n("zip215-strict", "small-order A") + n("zip215-strict", "small-order R"),
+        0
+    );
+    let strict_mixed = n("strict", "mixed-order A");
+    assert!(
+        strict_mixed > 0 && strict_mixed < r,
+        "Strict accepts mixed-order A only when k·T = O: {strict_mixed}/{r}"
+    );
+}
+
+/// Reasons are diagnostics, but they are the only way to observe some rules: no one can
+/// sign for a non-canonical encoding of a large-order point (its discrete log is
+/// unknown), so SIMD-0376's canonicality rule never changes acceptance on a feasible
+/// input once small-order points are rejected. Check it through the reason.
+#[test]
+fn reasons_name_the_failed_rule() {
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let a = random_scalar(&mut rng);
+    let a_bytes = (B * a).compress().to_bytes();
+    let r = random_scalar(&mut rng);
+    let r_bytes = (B * r).compress().to_bytes();
+    let msg = b"reasons".to_vec();
+    let valid = sign_raw(r, r_bytes, a, a_bytes, &msg);
+    let verdict = |policy, pk: &[u8], sig: &[u8]| {
+        ed25519::verify(
+            policy,
+            &Item {
+                public_key: pk,
+                message: &msg,
+                signature: sig,
+            },
+        )
+    };
+    let inv = Verdict::Invalid;
+
+    // A large-order point with a y ≥ p encoding: y = 2 .. 18, some of which decode.
+    let noncanon_large: Vec<[u8; 32]> = (2u8..=18)
+        .filter_map(|y| {
+            let mut b = [0u8; 32];
+            b[0] = y;
+            let p = CompressedEdwardsY(b).decompress()?;
+            (!p.is_small_order()).then(|| non_canonical_y(b).unwrap())
+        })
+        .collect();
+    assert!(!noncanon_large.is_empty());
+    for enc in &noncanon_large {
+        assert_eq!(
+            verdict(Policy::Zip215Strict, enc, &valid),
+            inv(Reject::NonCanonicalEncoding)
+        );
+        assert_eq!(
+            verdict(
+                Policy::Zip215Strict,
+                &a_bytes,
+                &[&enc[..], &valid[32..]].concat()
+            ),
+            inv(Reject::NonCanonicalEncoding)
+        );
+        // Strict and ZIP-215 decode such an A and fail on the equation instead.
+        assert_eq!(
+            verdict(Policy::Strict, enc, &valid),
+            inv(Reject::EquationFailed)
+        );
+        assert_eq!(
+            verdict(Policy::Zip215, enc, &valid),
+            inv(Reject::EquationFailed)
+        );
+    }
+    let identity = EIGHT_TORSION[0].compress().to_bytes();
+    assert_eq!(
+        verdict(Policy::Strict, &identity, &valid),
+        inv(Reject::SmallOrderKey)
+    );
+    assert_eq!(
+        verdict(Policy::Zip215Strict, &identity, &valid),
+        inv(Reject::SmallOrderKey)
+    );
+    let mut high_s = valid.clone();
+    high_s[32..].copy_from_slice(&L);
+    for p in Policy::ALL {
+        assert_eq!(verdict(p, &a_bytes, &valid), Verdict::Valid);
+        assert_eq!(verdict(p, &a_bytes, &high_s), inv(Reject::NonCanonicalS));
+        assert_eq!(verdict(p, &a_bytes[..31], &valid), inv(Reject::BadLength));
+        assert_eq!(verdict(p, &a_bytes, &valid[..63]), inv(Reject::BadLength));
+    }
+    // R not on the curve: cofactored policies decode R and say so.
+    let off_curve = (0u8..=255)
+        .map(|y| {
+            let mut b = [0u8; 32];
+            b[0] = y;
+            b[5] = 1;
+            b
+        })
+        .find(|b| CompressedEdwardsY(*b).decompress().is_none())
+        .unwrap();
+    let bad_r = [&off_curve[..], &valid[32..]].concat();
+    assert_eq!(
+        verdict(Policy::Zip215, &a_bytes, &bad_r),
+        inv(Reject::BadSignatureR)
+    );
+    assert_eq!(
+        verdict(Policy::Zip215Strict, &a_bytes, &bad_r),
+        inv(Reject::BadSignatureR)
+    );
+    assert_eq!(
+        verdict(Policy::Strict, &a_bytes, &bad_r),
+        inv(Reject::EquationFailed)
+    );
+    let small_r = sign_raw(Scalar::ZERO, identity, a, a_bytes, &msg);
+    assert_eq!(
+        verdict(Policy::Strict, &a_bytes, &small_r),
+        inv(Reject::SmallOrderR)
+    );
+    assert_eq!(verdict(Policy::Zip215, &a_bytes, &small_r), Verdict::Valid);
+    assert_eq!(
+        verdict(Policy::Zip215Strict, &a_bytes, &small_r),
+        inv(Reject::SmallOrderR)
+    );
+}
