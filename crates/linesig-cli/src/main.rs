@@ -1,1 +1,78 @@
-fn main() {}
+//! The `linesig` command: `bench` (the founding benchmark) and `verify` (JSON Lines).
+
+mod bench;
+mod clock;
+mod progress;
+mod verify;
+mod workload;
+
+use clap::{Parser, Subcommand};
+use linesig::Backend;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "linesig",
+    version,
+    about = "Line-speed batch signature verification"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate seeded signatures, verify them on all cores, report throughput against a yardstick.
+    Bench(bench::BenchArgs),
+    /// Verify JSON Lines of {public_key, message, signature} (hex) into JSON Lines verdicts.
+    Verify(verify::VerifyArgs),
+}
+
+/// A failure that ends the command, with its exit code.
+#[derive(Debug)]
+pub struct CliError {
+    message: String,
+    code: u8,
+}
+
+impl CliError {
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            code: 2,
+        }
+    }
+    pub fn io(message: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            code: 3,
+        }
+    }
+}
+
+/// `auto` (or empty) means the engine's choice; anything else must name a backend.
+pub fn parse_backend(name: &str) -> Result<Option<Backend>, CliError> {
+    if name.is_empty() || name.eq_ignore_ascii_case("auto") {
+        return Ok(None);
+    }
+    name.parse()
+        .map(Some)
+        .map_err(|e: linesig::ed25519::UnknownBackend| CliError::usage(e.to_string()))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Bench(args) => bench::run(args),
+        Command::Verify(args) => verify::run(args),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("linesig: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -24,12 +24,13 @@
 
 pub mod ed25519;
 mod engine;
-mod item;
+
 mod verdict;
 
 pub use ed25519::{Backend, Policy};
-pub use engine::{Engine, EngineBuilder, Error};
-pub use item::{Item, ItemBatch, ItemSource, Span};
+pub use engine::{available_cores, Engine, EngineBuilder, Error, DEFAULT_BATCH_SIZE};
+pub mod item;
+pub use item::{Item, ItemBatch, ItemSource, ItemSpans, Span};
 pub use verdict::{Reject, Verdict};
 
 /// A signature scheme and the rules it is verified under.

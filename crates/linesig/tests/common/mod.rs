@@ -368,21 +368,21 @@ pub fn simd0376_model(item: &Item<'_>) -> bool {
     zebra_verify(item) && strict_point(pk) && strict_point(sig[..32].try_into().unwrap())
 }
 
+/// A reference verifier: does it accept the item?
+pub type Oracle = fn(&Item<'_>) -> bool;
+
 /// Every oracle for `policy`, by name.
-pub fn oracles(policy: Policy) -> Vec<(&'static str, fn(&Item<'_>) -> bool)> {
+pub fn oracles(policy: Policy) -> Vec<(&'static str, Oracle)> {
     match policy {
         Policy::Strict => vec![
-            (
-                "ed25519-dalek verify_strict",
-                dalek_verify_strict as fn(&Item<'_>) -> bool,
-            ),
+            ("ed25519-dalek verify_strict", dalek_verify_strict as Oracle),
             ("solana-ed25519 verify_dalek", solana_verify_dalek),
         ],
         Policy::Zip215 => vec![
-            ("ed25519-zebra", zebra_verify as fn(&Item<'_>) -> bool),
+            ("ed25519-zebra", zebra_verify as Oracle),
             ("ed25519-consensus", consensus_verify),
             ("solana-ed25519 verify_zebra", solana_verify_zebra),
         ],
-        Policy::Zip215Strict => vec![("SIMD-0376 model", simd0376_model as fn(&Item<'_>) -> bool)],
+        Policy::Zip215Strict => vec![("SIMD-0376 model", simd0376_model as Oracle)],
     }
 }

@@ -1,0 +1,469 @@
+//! `linesig bench`: the founding benchmark. Seeded signatures, verified by the engine
+//! (median of `--repeat` runs), checked against what was signed, and set against a
+//! yardstick measured in the same run on the same items.
+
+use crate::clock::{median, time, Timing};
+use crate::progress::Progress;
+use crate::workload::{Workload, WorkloadSpec};
+use crate::{parse_backend, CliError};
+use clap::{Args, ValueEnum};
+use linesig::{Engine, Item, Policy, Scheme, Verdict};
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Scheme to benchmark (only ed25519 in this build).
+    #[arg(long, default_value = "ed25519")]
+    scheme: String,
+    /// Signatures to generate and verify.
+    #[arg(long, default_value_t = 50_000)]
+    count: usize,
+    /// Messages signed by each key (the engine groups repeated keys).
+    #[arg(long, default_value_t = 4)]
+    msgs_per_key: usize,
+    /// Bytes per message.
+    #[arg(long, default_value_t = 32)]
+    msg_size: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Items per work unit.
+    #[arg(long, default_value_t = 512)]
+    batch: usize,
+    /// Acceptance policy: strict, zip215 or zip215-strict.
+    #[arg(long, default_value = "strict")]
+    policy: Policy,
+    /// Fraction of signatures to corrupt (seeded); each must be reported invalid.
+    #[arg(long, default_value_t = 0.0)]
+    invalid: f64,
+    /// Backend: auto, or a name (reference).
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// Sweep workers × batch sizes and mark the best.
+    #[arg(long)]
+    sweep: bool,
+    /// One JSON object per run on stdout instead of the report.
+    #[arg(long)]
+    json: bool,
+    /// Seed for keys, messages and corruption.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Verification runs per configuration; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Yardstick measured in the same run.
+    #[arg(long, value_enum, default_value_t = Yardstick::Dalek)]
+    yardstick: Yardstick,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Yardstick {
+    /// ed25519-dalek `verify_strict`, one thread, one item at a time.
+    Dalek,
+    None,
+}
+
+#[derive(Serialize)]
+struct YardstickReport {
+    name: &'static str,
+    wall_seconds: f64,
+    throughput_per_s: f64,
+    throughput_per_cpu_s: Option<f64>,
+    /// linesig throughput / yardstick throughput, wall clock.
+    ratio: f64,
+    /// The same, per CPU-second of each.
+    ratio_per_cpu: Option<f64>,
+    agrees_with_expectation: bool,
+}
+
+#[derive(Serialize)]
+struct RunReport {
+    scheme: &'static str,
+    policy: &'static str,
+    backend: &'static str,
+    cores: usize,
+    workers: usize,
+    batch: usize,
+    count: usize,
+    keys: usize,
+    msgs_per_key: usize,
+    msg_size: usize,
+    invalid_fraction: f64,
+    invalid_count: usize,
+    seed: u64,
+    repeats: usize,
+    keygen_seconds: f64,
+    sign_seconds: f64,
+    wall_seconds: f64,
+    wall_seconds_min: f64,
+    wall_seconds_max: f64,
+    cpu_seconds: Option<f64>,
+    throughput_per_s: f64,
+    throughput_per_cpu_s: Option<f64>,
+    per_signature_us: f64,
+    mismatches: usize,
+    status: &'static str,
+    best: bool,
+    yardstick: Option<YardstickReport>,
+}
+
+fn validate(args: &BenchArgs) -> Result<(), CliError> {
+    if !args.scheme.eq_ignore_ascii_case("ed25519") {
+        return Err(CliError::usage(format!(
+            "scheme '{}' is not available in this build (available: ed25519)",
+            args.scheme
+        )));
+    }
+    if args.count == 0 || args.msgs_per_key == 0 || args.repeat == 0 {
+        return Err(CliError::usage(
+            "--count, --msgs-per-key and --repeat must be at least 1",
+        ));
+    }
+    if !(0.0..=1.0).contains(&args.invalid) {
+        return Err(CliError::usage(
+            "--invalid must be a fraction between 0 and 1",
+        ));
+    }
+    Ok(())
+}
+
+pub fn run(args: BenchArgs) -> Result<bool, CliError> {
+    validate(&args)?;
+    let started = Instant::now();
+    let cores = linesig::available_cores();
+    let backend = parse_backend(&args.backend)?;
+    let show = !args.json;
+    let spec = WorkloadSpec {
+        count: args.count,
+        msgs_per_key: args.msgs_per_key,
+        msg_size: args.msg_size,
+        invalid_fraction: args.invalid,
+        seed: args.seed,
+    };
+    let workload = Workload::generate(&spec, show);
+    let items = workload.items();
+
+    let configs: Vec<(usize, usize)> = if args.sweep {
+        let mut workers: Vec<usize> = std::iter::successors(Some(1usize), |w| Some(w * 2))
+            .take_while(|&w| w < cores)
+            .collect();
+        workers.push(cores);
+        let batches = [64, 128, 256, 512, 1024, 2048];
+        workers
+            .iter()
+            .flat_map(|&w| batches.map(|b| (w, b)))
+            .collect()
+    } else {
+        vec![(args.workers.unwrap_or(cores), args.batch)]
+    };
+
+    let mut runs = Vec::new();
+    for (workers, batch) in configs {
+        let mut builder = Engine::builder()
+            .scheme(Scheme::Ed25519(args.policy))
+            .workers(workers)
+            .batch_size(batch);
+        if let Some(b) = backend {
+            builder = builder.backend(b);
+        }
+        let engine = builder
+            .build()
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        let mut timings = Vec::new();
+        let mut mismatches = 0;
+        for round in 0..args.repeat {
+            let label = format!("verify {}/{}", round + 1, args.repeat);
+            let progress = Progress::new(&label, Some(items.len() as u64), show);
+            let (verdicts, timing) =
+                time(|| engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64)));
+            progress.finish();
+            mismatches = mismatches.max(count_mismatches(&verdicts, &workload.expect_valid));
+            timings.push(timing);
+        }
+        runs.push((engine, timings, mismatches));
+    }
+
+    let yardstick = match args.yardstick {
+        Yardstick::Dalek => Some(measure_dalek(
+            &items,
+            &workload.expect_valid,
+            args.repeat,
+            show,
+        )),
+        Yardstick::None => None,
+    };
+
+    let reports: Vec<RunReport> = runs
+        .iter()
+        .map(|(engine, timings, mismatches)| {
+            report(
+                &args,
+                cores,
+                &workload,
+                engine,
+                timings,
+                *mismatches,
+                yardstick.as_ref(),
+            )
+        })
+        .collect();
+    let best = reports
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.throughput_per_s.total_cmp(&b.1.throughput_per_s))
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    let mut reports = reports;
+    if args.sweep {
+        reports[best].best = true;
+    }
+    let success = reports.iter().all(|r| r.mismatches == 0);
+
+    if args.json {
+        for r in &reports {
+            println!("{}", serde_json::to_string(r).expect("reports serialise"));
+        }
+    } else {
+        if args.sweep {
+            print_sweep(&reports);
+        }
+        print_report(&reports[best], &workload, started.elapsed().as_secs_f64());
+    }
+    Ok(success)
+}
+
+fn count_mismatches(verdicts: &[Verdict], expect_valid: &[bool]) -> usize {
+    verdicts
+        .iter()
+        .zip(expect_valid)
+        .filter(|(v, e)| v.is_valid() != **e)
+        .count()
+        + verdicts.len().abs_diff(expect_valid.len())
+}
+
+struct DalekRun {
+    timing: Timing,
+    agrees: bool,
+}
+
+/// ed25519-dalek `verify_strict` as a user would loop it: decode each key, verify.
+fn measure_dalek(items: &[Item<'_>], expect_valid: &[bool], repeat: usize, show: bool) -> DalekRun {
+    let mut timings = Vec::new();
+    let mut agrees = true;
+    for round in 0..repeat {
+        let progress = Progress::new(
+            &format!("dalek {}/{}", round + 1, repeat),
+            Some(items.len() as u64),
+            show,
+        );
+        let (valid, timing) = time(|| {
+            items
+                .iter()
+                .map(|it| {
+                    progress.inc(1);
+                    let (Ok(pk), Ok(sig)) = (
+                        <[u8; 32]>::try_from(it.public_key),
+                        <[u8; 64]>::try_from(it.signature),
+                    ) else {
+                        return false;
+                    };
+                    ed25519_dalek::VerifyingKey::from_bytes(&pk)
+                        .and_then(|k| {
+                            k.verify_strict(it.message, &ed25519_dalek::Signature::from_bytes(&sig))
+                        })
+                        .is_ok()
+                })
+                .collect::<Vec<bool>>()
+        });
+        progress.finish();
+        agrees &= valid == expect_valid;
+        timings.push(timing);
+    }
+    DalekRun {
+        timing: median(timings),
+        agrees,
+    }
+}
+
+fn report(
+    args: &BenchArgs,
+    cores: usize,
+    workload: &Workload,
+    engine: &Engine,
+    timings: &[Timing],
+    mismatches: usize,
+    yardstick: Option<&DalekRun>,
+) -> RunReport {
+    let n = workload.len() as f64;
+    let m = median(timings.to_vec());
+    let wall = m.wall.as_secs_f64();
+    let cpu = m.cpu.map(|c| c.as_secs_f64());
+    let throughput = n / wall;
+    let throughput_cpu = cpu.filter(|&c| c > 0.0).map(|c| n / c);
+    let yardstick = yardstick.map(|y| {
+        let y_wall = y.timing.wall.as_secs_f64();
+        let y_cpu = y.timing.cpu.map(|c| c.as_secs_f64()).filter(|&c| c > 0.0);
+        let y_throughput = n / y_wall;
+        let y_throughput_cpu = y_cpu.map(|c| n / c);
+        YardstickReport {
+            name: "ed25519-dalek verify_strict, 1 thread",
+            wall_seconds: y_wall,
+            throughput_per_s: y_throughput,
+            throughput_per_cpu_s: y_throughput_cpu,
+            ratio: throughput / y_throughput,
+            ratio_per_cpu: throughput_cpu.zip(y_throughput_cpu).map(|(a, b)| a / b),
+            agrees_with_expectation: y.agrees,
+        }
+    });
+    RunReport {
+        scheme: "ed25519",
+        policy: args.policy.name(),
+        backend: engine.backend().name(),
+        cores,
+        workers: engine.workers(),
+        batch: engine.batch_size(),
+        count: workload.len(),
+        keys: workload.public_keys.len(),
+        msgs_per_key: args.msgs_per_key,
+        msg_size: args.msg_size,
+        invalid_fraction: args.invalid,
+        invalid_count: workload.invalid_count(),
+        seed: args.seed,
+        repeats: timings.len(),
+        keygen_seconds: workload.keygen.wall.as_secs_f64(),
+        sign_seconds: workload.signing.wall.as_secs_f64(),
+        wall_seconds: wall,
+        wall_seconds_min: timings
+            .iter()
+            .map(|t| t.wall.as_secs_f64())
+            .fold(f64::INFINITY, f64::min),
+        wall_seconds_max: timings
+            .iter()
+            .map(|t| t.wall.as_secs_f64())
+            .fold(0.0, f64::max),
+        cpu_seconds: cpu,
+        throughput_per_s: throughput,
+        throughput_per_cpu_s: throughput_cpu,
+        per_signature_us: wall * 1e6 / n,
+        mismatches,
+        status: if mismatches == 0 {
+            "SUCCESS"
+        } else {
+            "FAILURE"
+        },
+        best: false,
+        yardstick,
+    }
+}
+
+/// 1234567.8 -> "1,234,568"
+fn grouped(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn print_sweep(reports: &[RunReport]) {
+    println!(
+        "Sweep: workers x batch size (median of {} runs each)",
+        reports[0].repeats
+    );
+    println!(
+        "  {:>7} {:>6} {:>12} {:>14} {:>10}",
+        "workers", "batch", "sigs/s", "sigs/CPU-s", "us/sig"
+    );
+    for r in reports {
+        println!(
+            "{} {:>7} {:>6} {:>12} {:>14} {:>10.2}{}",
+            if r.best { "*" } else { " " },
+            r.workers,
+            r.batch,
+            grouped(r.throughput_per_s),
+            r.throughput_per_cpu_s.map_or("n/a".into(), grouped),
+            r.per_signature_us,
+            if r.best { "  <- best" } else { "" },
+        );
+    }
+    println!();
+}
+
+fn print_report(r: &RunReport, workload: &Workload, total_seconds: f64) {
+    println!(
+        "linesig bench: Ed25519, policy {}, backend {}",
+        r.policy, r.backend
+    );
+    println!("CPU cores:              {}", r.cores);
+    println!("Workers:                {}", r.workers);
+    println!("Batch size:             {}", r.batch);
+    println!(
+        "Messages per key:       {} ({} keys)",
+        r.msgs_per_key, r.keys
+    );
+    println!("Message size:           {} bytes", r.msg_size);
+    println!(
+        "Invalid signatures:     {} (fraction {})",
+        r.invalid_count, r.invalid_fraction
+    );
+    println!("Seed:                   {}", r.seed);
+    println!("Time to generate keys:  {:.3} s", r.keygen_seconds);
+    println!("Time to sign:           {:.3} s", r.sign_seconds);
+    println!(
+        "Verification time:      {:.3} s (median of {}; min {:.3}, max {:.3})",
+        r.wall_seconds, r.repeats, r.wall_seconds_min, r.wall_seconds_max
+    );
+    let valid = workload.len() - r.invalid_count;
+    if r.mismatches == 0 {
+        println!("STATUS: SUCCESS");
+    } else {
+        println!(
+            "STATUS: FAILURE ({} verdicts differ from what was signed)",
+            r.mismatches
+        );
+    }
+    println!(
+        "Processed:              {} signatures ({} expected valid, {} expected invalid)",
+        r.count, valid, r.invalid_count
+    );
+    println!(
+        "Total time:             {total_seconds:.3} s (generation, signing, every run, yardstick)"
+    );
+    println!(
+        "Throughput:             {} sigs/s wall; {} sigs/s per CPU-second",
+        grouped(r.throughput_per_s),
+        r.throughput_per_cpu_s.map_or("n/a".into(), grouped)
+    );
+    println!(
+        "Per signature:          {:.2} us wall{}",
+        r.per_signature_us,
+        r.cpu_seconds.map_or(String::new(), |c| format!(
+            "; {:.2} us CPU",
+            c * 1e6 / r.count as f64
+        ))
+    );
+    if let Some(y) = &r.yardstick {
+        println!(
+            "Yardstick:              {}: {} sigs/s ({:.3} s){}",
+            y.name,
+            grouped(y.throughput_per_s),
+            y.wall_seconds,
+            if y.agrees_with_expectation {
+                ""
+            } else {
+                " [its verdicts differ from what was signed]"
+            }
+        );
+        println!(
+            "linesig / yardstick:    {:.2}x wall{}",
+            y.ratio,
+            y.ratio_per_cpu
+                .map_or(String::new(), |c| format!("; {c:.2}x per CPU-second"))
+        );
+    }
+}

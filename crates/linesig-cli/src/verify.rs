@@ -1,0 +1,220 @@
+//! `linesig verify`: JSON Lines in, one verdict line out per input line, in order.
+//!
+//! In:  {"public_key": hex, "message": hex, "signature": hex}
+//! Out: {"index": i, "valid": bool, "reason": "..."}  (no reason when valid)
+//!
+//! A line that is not such an object gets `valid: false` with a "malformed input: …"
+//! reason and processing goes on; input is read in chunks, so memory stays bounded.
+
+use crate::progress::Progress;
+use crate::{parse_backend, CliError};
+use clap::Args;
+use linesig::{Engine, Item, Policy, Scheme, Verdict};
+use serde_json::{json, Value};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// JSON Lines input (default: stdin).
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Where to write verdicts (default: stdout).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Scheme (only ed25519 in this build).
+    #[arg(long, default_value = "ed25519")]
+    scheme: String,
+    /// Acceptance policy: strict, zip215 or zip215-strict.
+    #[arg(long, default_value = "strict")]
+    policy: Policy,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Items per work unit.
+    #[arg(long, default_value_t = 512)]
+    batch: usize,
+    /// Backend: auto, or a name (reference).
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// Lines read and verified per chunk (bounds memory).
+    #[arg(long, default_value_t = 65_536)]
+    chunk: usize,
+    /// No summary on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// One input line, decoded or not.
+enum Parsed {
+    Item {
+        public_key: Vec<u8>,
+        message: Vec<u8>,
+        signature: Vec<u8>,
+    },
+    Malformed(String),
+}
+
+fn parse_line(line: &[u8]) -> Parsed {
+    let field = |obj: &serde_json::Map<String, Value>, name: &str| -> Result<Vec<u8>, String> {
+        let text = obj
+            .get(name)
+            .ok_or_else(|| format!("missing field \"{name}\""))?
+            .as_str()
+            .ok_or_else(|| format!("field \"{name}\" is not a string"))?;
+        hex::decode(text).map_err(|e| format!("field \"{name}\" is not hex: {e}"))
+    };
+    let parsed = (|| {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Err("empty line".to_string());
+        }
+        let value: Value = serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
+        let obj = value.as_object().ok_or("not a JSON object")?;
+        Ok(Parsed::Item {
+            public_key: field(obj, "public_key")?,
+            message: field(obj, "message")?,
+            signature: field(obj, "signature")?,
+        })
+    })();
+    parsed.unwrap_or_else(|e| Parsed::Malformed(format!("malformed input: {e}")))
+}
+
+#[derive(Default)]
+struct Tally {
+    lines: usize,
+    valid: usize,
+    invalid: usize,
+    malformed: usize,
+}
+
+pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
+    if !args.scheme.eq_ignore_ascii_case("ed25519") {
+        return Err(CliError::usage(format!(
+            "scheme '{}' is not available in this build (available: ed25519)",
+            args.scheme
+        )));
+    }
+    let mut builder = Engine::builder()
+        .scheme(Scheme::Ed25519(args.policy))
+        .batch_size(args.batch);
+    if let Some(w) = args.workers {
+        builder = builder.workers(w);
+    }
+    if let Some(b) = parse_backend(&args.backend)? {
+        builder = builder.backend(b);
+    }
+    let engine = builder
+        .build()
+        .map_err(|e| CliError::usage(e.to_string()))?;
+
+    let reader: Box<dyn BufRead> = match &args.input {
+        Some(path) => {
+            Box::new(BufReader::new(File::open(path).map_err(|e| {
+                CliError::io(format!("cannot read {}: {e}", path.display()))
+            })?))
+        }
+        None => Box::new(BufReader::new(io::stdin().lock())),
+    };
+    let writer: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(
+            File::create(path)
+                .map_err(|e| CliError::io(format!("cannot write {}: {e}", path.display())))?,
+        ),
+        None => Box::new(io::stdout().lock()),
+    };
+    let mut writer = BufWriter::new(writer);
+    let started = std::time::Instant::now();
+    let progress = Progress::new("verified", None, !args.quiet);
+    let tally = stream(&engine, reader, &mut writer, args.chunk.max(1), &progress)?;
+    progress.finish();
+    writer
+        .flush()
+        .map_err(|e| CliError::io(format!("writing verdicts: {e}")))?;
+    if !args.quiet {
+        eprintln!(
+            "linesig verify: {} lines, {} valid, {} invalid, {} malformed, {:.3} s ({} policy, {} backend)",
+            tally.lines,
+            tally.valid,
+            tally.invalid,
+            tally.malformed,
+            started.elapsed().as_secs_f64(),
+            args.policy,
+            engine.backend()
+        );
+    }
+    Ok(true)
+}
+
+fn stream(
+    engine: &Engine,
+    mut reader: Box<dyn BufRead>,
+    writer: &mut impl Write,
+    chunk: usize,
+    progress: &Progress,
+) -> Result<Tally, CliError> {
+    let mut tally = Tally::default();
+    let mut line = Vec::new();
+    let mut eof = false;
+    while !eof {
+        let mut parsed = Vec::with_capacity(chunk.min(1 << 16));
+        while parsed.len() < chunk {
+            line.clear();
+            let n = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| CliError::io(format!("reading input: {e}")))?;
+            if n == 0 {
+                eof = true;
+                break;
+            }
+            let body = line.strip_suffix(b"\n").unwrap_or(&line);
+            let body = body.strip_suffix(b"\r").unwrap_or(body);
+            parsed.push(parse_line(body));
+        }
+        let items: Vec<Item<'_>> = parsed
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Item {
+                    public_key,
+                    message,
+                    signature,
+                } => Some(Item {
+                    public_key,
+                    message,
+                    signature,
+                }),
+                Parsed::Malformed(_) => None,
+            })
+            .collect();
+        let mut verdicts = engine.verify(&items).into_iter();
+        for p in &parsed {
+            let out = match p {
+                Parsed::Malformed(reason) => {
+                    tally.malformed += 1;
+                    json!({"index": tally.lines, "valid": false, "reason": reason})
+                }
+                Parsed::Item { .. } => match verdicts
+                    .next()
+                    .unwrap_or(Verdict::Invalid(linesig::Reject::EquationFailed))
+                {
+                    Verdict::Valid => {
+                        tally.valid += 1;
+                        json!({"index": tally.lines, "valid": true})
+                    }
+                    Verdict::Invalid(reason) => {
+                        tally.invalid += 1;
+                        json!({"index": tally.lines, "valid": false, "reason": reason.as_str()})
+                    }
+                },
+            };
+            serde_json::to_writer(&mut *writer, &out)
+                .map_err(|e| CliError::io(format!("writing verdicts: {e}")))?;
+            writer
+                .write_all(b"\n")
+                .map_err(|e| CliError::io(format!("writing verdicts: {e}")))?;
+            tally.lines += 1;
+        }
+        progress.inc(parsed.len() as u64);
+    }
+    Ok(tally)
+}

@@ -1,0 +1,312 @@
+//! The `linesig` command as a user runs it.
+
+use ed25519_dalek::{Signer, SigningKey};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn linesig(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linesig"))
+        .args(args)
+        .env_remove("LINESIG_BACKEND")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run linesig");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.unwrap_or_default().to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+#[test]
+fn bench_json_reports_success_and_every_field() {
+    let out = linesig(
+        &[
+            "bench",
+            "--count",
+            "3000",
+            "--repeat",
+            "1",
+            "--json",
+            "--yardstick",
+            "none",
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs = json_lines(&out);
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    for field in [
+        "scheme",
+        "policy",
+        "backend",
+        "workers",
+        "batch",
+        "count",
+        "msgs_per_key",
+        "msg_size",
+        "invalid_fraction",
+        "wall_seconds",
+        "cpu_seconds",
+        "throughput_per_s",
+        "throughput_per_cpu_s",
+        "per_signature_us",
+        "status",
+    ] {
+        assert!(r.get(field).is_some(), "missing {field} in {r}");
+    }
+    assert_eq!(r["status"], "SUCCESS");
+    assert_eq!(r["count"], 3000);
+    assert_eq!(r["keys"], 750);
+}
+
+#[test]
+fn bench_with_invalid_signatures_reports_them_all_invalid() {
+    let out = linesig(
+        &[
+            "bench",
+            "--count",
+            "3000",
+            "--invalid",
+            "0.02",
+            "--repeat",
+            "1",
+            "--json",
+            "--policy",
+            "zip215",
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = &json_lines(&out)[0];
+    assert_eq!(r["status"], "SUCCESS");
+    assert_eq!(r["invalid_count"], 60);
+    assert_eq!(r["mismatches"], 0);
+    assert_eq!(r["yardstick"]["agrees_with_expectation"], true);
+}
+
+#[test]
+fn bench_text_report_has_the_founding_lines() {
+    let out = linesig(
+        &[
+            "bench",
+            "--count",
+            "1000",
+            "--repeat",
+            "1",
+            "--msgs-per-key",
+            "1",
+            "--msg-size",
+            "0",
+            "--invalid",
+            "0.5",
+        ],
+        None,
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "CPU cores:",
+        "Workers:",
+        "Batch size:",
+        "Messages per key:",
+        "Time to generate keys:",
+        "Time to sign:",
+        "Verification time:",
+        "STATUS: SUCCESS",
+        "Processed:",
+        "Total time:",
+        "Throughput:",
+        "Per signature:",
+        "linesig / yardstick:",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}
+
+#[test]
+fn bench_sweep_marks_exactly_one_best() {
+    let out = linesig(
+        &[
+            "bench",
+            "--count",
+            "1500",
+            "--repeat",
+            "1",
+            "--sweep",
+            "--json",
+            "--yardstick",
+            "none",
+        ],
+        None,
+    );
+    assert!(out.status.success());
+    let runs = json_lines(&out);
+    assert!(runs.len() >= 6);
+    assert_eq!(runs.iter().filter(|r| r["best"] == true).count(), 1);
+    assert!(runs.iter().all(|r| r["status"] == "SUCCESS"));
+}
+
+#[test]
+fn bench_rejects_bad_options_clearly() {
+    for (args, needle) in [
+        (vec!["bench", "--backend", "avx2"], "not available"),
+        (vec!["bench", "--invalid", "1.5"], "fraction"),
+        (vec!["bench", "--workers", "0", "--count", "10"], "workers"),
+        (vec!["bench", "--scheme", "mldsa44"], "not available"),
+        (vec!["bench", "--policy", "lax"], "unknown Ed25519 policy"),
+    ] {
+        let out = linesig(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+/// 10,000 lines: honest, corrupted, and every kind of garbage, in a seeded mix.
+#[test]
+fn verify_handles_ten_thousand_lines_with_garbage() {
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let keys: Vec<SigningKey> = (0..50).map(|_| SigningKey::generate(&mut rng)).collect();
+    let mut input = Vec::new();
+    let mut expect: Vec<Option<&str>> = Vec::new(); // None = valid
+    for i in 0..10_000 {
+        let key = &keys[i % keys.len()];
+        let msg: Vec<u8> = (0..rng.gen_range(0..64)).map(|_| rng.gen()).collect();
+        let mut sig = key.sign(&msg).to_bytes();
+        let pk = hex::encode(key.verifying_key().to_bytes());
+        let line = |pk: &str, m: &[u8], s: &[u8]| {
+            format!(
+                r#"{{"public_key":"{pk}","message":"{}","signature":"{}"}}"#,
+                hex::encode(m),
+                hex::encode(s)
+            )
+            .into_bytes()
+        };
+        let (bytes, want): (Vec<u8>, Option<&str>) = match rng.gen_range(0..14) {
+            0 => (b"not json at all".to_vec(), Some("malformed input")),
+            1 => (b"[1,2,3]".to_vec(), Some("malformed input")),
+            2 => (br#"{"public_key":"00"}"#.to_vec(), Some("malformed input")),
+            3 => (line("zz", &msg, &sig), Some("malformed input")),
+            4 => (vec![0xff, 0xfe, b'{', 0x80], Some("malformed input")),
+            5 => (Vec::new(), Some("malformed input")),
+            6 => (
+                br#"{"public_key":1,"message":"","signature":""}"#.to_vec(),
+                Some("malformed input"),
+            ),
+            7 => {
+                sig[10] ^= 4;
+                (line(&pk, &msg, &sig), Some("equation_failed"))
+            }
+            8 => (line(&pk[..62], &msg, &sig), Some("bad_length")),
+            _ => (line(&pk, &msg, &sig), None),
+        };
+        input.extend_from_slice(&bytes);
+        input.push(b'\n');
+        expect.push(want);
+    }
+    let out = linesig(
+        &[
+            "verify",
+            "--policy",
+            "strict",
+            "--workers",
+            "2",
+            "--batch",
+            "64",
+            "--chunk",
+            "1000",
+        ],
+        Some(&input),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdicts = json_lines(&out);
+    assert_eq!(verdicts.len(), 10_000);
+    for (i, (v, want)) in verdicts.iter().zip(&expect).enumerate() {
+        assert_eq!(v["index"], i);
+        match want {
+            None => {
+                assert_eq!(v["valid"], true, "line {i}: {v}");
+                assert!(v.get("reason").is_none());
+            }
+            Some(reason) => {
+                assert_eq!(v["valid"], false, "line {i}: {v}");
+                assert!(
+                    v["reason"].as_str().unwrap().starts_with(reason),
+                    "line {i}: {v}"
+                );
+            }
+        }
+    }
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(summary.contains("10000 lines"), "{summary}");
+}
+
+#[test]
+fn verify_reads_files_and_fails_clearly_on_unreadable_ones() {
+    let dir = std::env::temp_dir().join(format!("linesig-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.jsonl");
+    let output = dir.join("out.jsonl");
+    // RFC 8032 TEST 1.
+    std::fs::write(&input, concat!(
+        r#"{"public_key":"d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a","message":"","signature":"e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"}"#,
+        "\n"
+    )).unwrap();
+    let out = linesig(
+        &[
+            "verify",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+            "--policy",
+            "zip215-strict",
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap().trim(),
+        r#"{"index":0,"valid":true}"#
+    );
+
+    let missing = dir.join("does-not-exist.jsonl");
+    let out = linesig(&["verify", "--input", missing.to_str().unwrap()], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    std::fs::remove_dir_all(&dir).ok();
+}

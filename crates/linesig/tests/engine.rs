@@ -1,0 +1,171 @@
+//! The engine's contract: one verdict per item, in input order, equal to the single-item
+//! verdict, whatever the workers, batch size, input source or mix of keys.
+
+use ed25519_dalek::{Signer, SigningKey};
+use linesig::{ed25519, Engine, Error, Item, ItemBatch, Policy, Reject, Scheme, Span, Verdict};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+/// Items over a few hot keys and many cold ones, about a third of them invalid in
+/// varied ways (wrong lengths, bit flips, S ≥ L, small-order key).
+fn mixed_items(n: usize, seed: u64) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let hot: Vec<SigningKey> = (0..3).map(|_| SigningKey::generate(&mut rng)).collect();
+    (0..n)
+        .map(|i| {
+            let key = if rng.gen_bool(0.6) {
+                hot[i % 3].clone()
+            } else {
+                SigningKey::generate(&mut rng)
+            };
+            let mut msg = vec![0u8; rng.gen_range(0..100)];
+            rng.fill_bytes(&mut msg);
+            let mut sig = key.sign(&msg).to_bytes().to_vec();
+            let mut pk = key.verifying_key().to_bytes().to_vec();
+            match rng.gen_range(0..12) {
+                0 => sig.truncate(rng.gen_range(0..64)),
+                1 => pk.push(0),
+                2 => sig[rng.gen_range(0..64)] ^= 1 << rng.gen_range(0..8),
+                3 => sig[63] |= 0xf0,
+                4 => pk = vec![0u8; 32], // y = 0: a point of order 4
+                _ => {}
+            }
+            (pk, msg, sig)
+        })
+        .collect()
+}
+
+fn as_items(owned: &[(Vec<u8>, Vec<u8>, Vec<u8>)]) -> Vec<Item<'_>> {
+    owned
+        .iter()
+        .map(|(p, m, s)| Item {
+            public_key: p,
+            message: m,
+            signature: s,
+        })
+        .collect()
+}
+
+#[test]
+fn verdict_order_and_count_survive_any_workers_and_batch_size() {
+    let owned = mixed_items(700, 1);
+    let items = as_items(&owned);
+    for policy in Policy::ALL {
+        let expected: Vec<Verdict> = items.iter().map(|it| ed25519::verify(policy, it)).collect();
+        let valid = expected.iter().filter(|v| v.is_valid()).count();
+        assert!(
+            valid > 300 && valid < 650,
+            "the mix has both kinds: {valid}"
+        );
+        for workers in [1, 2, 3, 8] {
+            for batch in [1, 2, 7, 64, 512, 4096] {
+                let engine = Engine::builder()
+                    .scheme(Scheme::Ed25519(policy))
+                    .workers(workers)
+                    .batch_size(batch)
+                    .build()
+                    .unwrap();
+                assert_eq!(
+                    engine.verify(&items),
+                    expected,
+                    "{policy} workers {workers} batch {batch}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn columnar_batches_give_the_same_verdicts() {
+    let owned = mixed_items(300, 2);
+    let items = as_items(&owned);
+    let engine = Engine::builder().workers(2).batch_size(32).build().unwrap();
+    let expected = engine.verify(&items);
+
+    let batch: ItemBatch = items.iter().copied().collect();
+    assert_eq!(batch.len(), items.len());
+    assert_eq!(engine.verify_batch(&batch), expected);
+
+    let mut out = vec![Verdict::Valid; items.len()];
+    engine.verify_into(items.as_slice(), &mut out).unwrap();
+    assert_eq!(out, expected);
+    assert!(matches!(
+        engine.verify_into(items.as_slice(), &mut out[1..]),
+        Err(Error::OutputLength { .. })
+    ));
+
+    let counted = std::sync::atomic::AtomicUsize::new(0);
+    let with_progress = engine.verify_with_progress(items.as_slice(), &|n| {
+        counted.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(with_progress, expected);
+    assert_eq!(counted.into_inner(), items.len());
+}
+
+#[test]
+fn batch_spans_are_bounds_checked() {
+    let spans = vec![linesig::item::ItemSpans {
+        public_key: Span { offset: 0, len: 32 },
+        message: Span { offset: 32, len: 0 },
+        signature: Span {
+            offset: 10,
+            len: 64,
+        },
+    }];
+    let err = ItemBatch::from_parts(vec![0u8; 70], spans.clone()).unwrap_err();
+    assert!(
+        matches!(err, Error::SpanOutOfBounds { index: 0, .. }),
+        "{err}"
+    );
+    let batch = ItemBatch::from_parts(vec![0u8; 74], spans).unwrap();
+    let overflow = vec![linesig::item::ItemSpans {
+        public_key: Span {
+            offset: usize::MAX,
+            len: 2,
+        },
+        ..Default::default()
+    }];
+    assert!(ItemBatch::from_parts(vec![0u8; 74], overflow).is_err());
+    let engine = Engine::builder().workers(1).build().unwrap();
+    // Overlapping fields are fine; these bytes are simply not a valid signature.
+    assert!(!engine.verify_batch(&batch)[0].is_valid());
+}
+
+#[test]
+fn builder_rejects_bad_configuration_with_typed_errors() {
+    assert!(matches!(
+        Engine::builder().workers(0).build(),
+        Err(Error::ZeroWorkers)
+    ));
+    assert!(matches!(
+        Engine::builder().batch_size(0).build(),
+        Err(Error::ZeroBatchSize)
+    ));
+    let err = "avx2".parse::<linesig::Backend>().unwrap_err();
+    assert!(err.to_string().contains("not available"), "{err}");
+    assert!("zip-999".parse::<Policy>().is_err());
+    for p in Policy::ALL {
+        assert_eq!(p.name().parse::<Policy>().unwrap(), p);
+    }
+}
+
+#[test]
+fn empty_and_degenerate_inputs_never_panic() {
+    let engine = Engine::builder().workers(2).batch_size(3).build().unwrap();
+    assert!(engine.verify(&[]).is_empty());
+    let empty = Item {
+        public_key: &[],
+        message: &[],
+        signature: &[],
+    };
+    let huge_msg = vec![0xabu8; 1 << 20];
+    let big = Item {
+        public_key: &[1u8; 32],
+        message: &huge_msg,
+        signature: &[2u8; 64],
+    };
+    let verdicts = engine.verify(&[empty, big, empty]);
+    assert_eq!(verdicts[0], Verdict::Invalid(Reject::BadLength));
+    assert!(!verdicts[1].is_valid());
+    assert_eq!(verdicts[2], Verdict::Invalid(Reject::BadLength));
+}
