@@ -175,7 +175,7 @@ fn bench_sweep_marks_exactly_one_best() {
 #[test]
 fn bench_rejects_bad_options_clearly() {
     for (args, needle) in [
-        (vec!["bench", "--backend", "avx2"], "not available"),
+        (vec!["bench", "--backend", "ifma"], "not available"),
         (vec!["bench", "--invalid", "1.5"], "fraction"),
         (vec!["bench", "--workers", "0", "--count", "10"], "workers"),
         (vec!["bench", "--scheme", "mldsa44"], "not available"),

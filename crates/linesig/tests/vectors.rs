@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{all_sets, oracles, Case};
-use linesig::{ed25519, Engine, Item, Policy, Scheme};
+use common::{all_sets, backends, oracles, Case};
+use linesig::{ed25519, Backend, Engine, Item, Policy, Scheme};
 
 /// Acceptance totals per set: (Strict, Zip215, Zip215Strict), from the vectors README.
 fn expected_totals(set: &str) -> (usize, usize, usize) {
@@ -42,11 +42,12 @@ fn truth(case: &Case, policy: Policy) -> bool {
     zip215[0]
 }
 
-fn check_set(name: &str, cases: &[Case], policy: Policy) -> usize {
+fn check_set(name: &str, cases: &[Case], policy: Policy, backend: Backend) -> usize {
     let items: Vec<Item<'_>> = cases.iter().map(Case::item).collect();
     // Small units over several workers, so key groups straddle unit boundaries.
     let engine = Engine::builder()
         .scheme(Scheme::Ed25519(policy))
+        .backend(backend)
         .workers(2)
         .batch_size(7)
         .build()
@@ -59,7 +60,7 @@ fn check_set(name: &str, cases: &[Case], policy: Policy) -> usize {
         assert_eq!(
             verdict.is_valid(),
             want,
-            "{name} {} under {policy}: got {verdict}, oracle says {}",
+            "{name} {} under {policy} on {backend}: got {verdict}, oracle says {}",
             case.id,
             if want { "valid" } else { "invalid" }
         );
@@ -84,18 +85,20 @@ fn check_set(name: &str, cases: &[Case], policy: Policy) -> usize {
 
 #[test]
 fn every_vector_set_under_every_policy() {
-    for (name, cases) in all_sets() {
-        let (strict, zip215, zip215_strict) = expected_totals(name);
-        let got = (
-            check_set(name, &cases, Policy::Strict),
-            check_set(name, &cases, Policy::Zip215),
-            check_set(name, &cases, Policy::Zip215Strict),
-        );
-        assert_eq!(
-            got,
-            (strict, zip215, zip215_strict),
-            "{name}: accepted (strict, zip215, zip215-strict)"
-        );
+    for backend in backends() {
+        for (name, cases) in all_sets() {
+            let (strict, zip215, zip215_strict) = expected_totals(name);
+            let got = (
+                check_set(name, &cases, Policy::Strict, backend),
+                check_set(name, &cases, Policy::Zip215, backend),
+                check_set(name, &cases, Policy::Zip215Strict, backend),
+            );
+            assert_eq!(
+                got,
+                (strict, zip215, zip215_strict),
+                "{name} on {backend}: accepted (strict, zip215, zip215-strict)"
+            );
+        }
     }
 }
 

@@ -9,16 +9,19 @@
 
 mod backend;
 mod encoding;
+mod field;
+mod lanes;
 mod policy;
 mod reference;
 
 pub use backend::{Backend, UnknownBackend, BACKEND_ENV};
 pub use policy::{Policy, UnknownPolicy};
 
-use crate::engine::grouping::for_each_key_group;
 use crate::item::{Item, ItemSource};
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::scalar::Scalar;
+use encoding::{is_canonical_encoding, is_small_order_canonical};
+use policy::Rules;
 use sha2::{Digest, Sha512};
 
 pub const PUBLIC_KEY_LEN: usize = 32;
@@ -27,25 +30,23 @@ pub const SIGNATURE_LEN: usize = 64;
 /// Verify one item under `policy` on the reference backend. The engine gives the same
 /// verdict for the same item, whatever the batch, backend, workers or batch size.
 pub fn verify(policy: Policy, item: &Item<'_>) -> Verdict {
-    let (Ok(public_key), Ok(signature)) = (
-        <&[u8; PUBLIC_KEY_LEN]>::try_from(item.public_key),
-        <&[u8; SIGNATURE_LEN]>::try_from(item.signature),
-    ) else {
-        return Verdict::Invalid(Reject::BadLength);
-    };
-    let rules = policy.rules();
-    match reference::decode_key(rules, public_key) {
-        Ok(key) => reference::verify_with_key(rules, &key, item.message, signature),
-        Err(reason) => Verdict::Invalid(reason),
-    }
+    let mut out = [Verdict::Invalid(Reject::EquationFailed)];
+    verify_unit(
+        policy,
+        Backend::Reference,
+        std::slice::from_ref(item),
+        0,
+        &mut out,
+    );
+    out[0]
 }
 
 /// One well-formed item of a work unit, with its slot in the unit's verdicts.
-struct UnitEntry<'a> {
-    public_key: &'a [u8; PUBLIC_KEY_LEN],
-    signature: &'a [u8; SIGNATURE_LEN],
-    message: &'a [u8],
-    slot: u32,
+pub(crate) struct UnitEntry<'a> {
+    pub public_key: &'a [u8; PUBLIC_KEY_LEN],
+    pub signature: &'a [u8; SIGNATURE_LEN],
+    pub message: &'a [u8],
+    pub slot: u32,
 }
 
 /// Verify items `start..start + out.len()` of `items` into `out`: lengths first, then
@@ -72,24 +73,35 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
         }
     }
     match backend {
-        Backend::Reference => for_each_key_group(
-            &mut entries,
-            |entry| entry.public_key,
-            |group| match reference::decode_key(rules, group[0].public_key) {
-                Err(reason) => {
-                    for entry in group {
-                        out[entry.slot as usize] = Verdict::Invalid(reason);
-                    }
-                }
-                Ok(key) => {
-                    for entry in group {
-                        out[entry.slot as usize] =
-                            reference::verify_with_key(rules, &key, entry.message, entry.signature);
-                    }
-                }
-            },
-        ),
+        Backend::Reference => reference::verify_entries(rules, &mut entries, out),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2 => lanes::avx2::verify_unit(rules, &mut entries, out),
+        // The engine never selects a backend the target lacks (`Backend::is_supported`).
+        #[cfg(not(target_arch = "x86_64"))]
+        Backend::Avx2 => reference::verify_entries(rules, &mut entries, out),
     }
+}
+
+/// The byte-level checks every backend applies to a signature before any arithmetic,
+/// returning (R bytes, S bytes): S < L (RFC 8032 §5.1.7), then R's encoding rules. A
+/// non-canonical R can never equal the fresh encoding `Strict` compares it with, and a
+/// canonical one encodes a small-order point exactly when it is one of the eight
+/// canonical small-order encodings, so `Strict` needs no decoding of R at all.
+pub(crate) fn precheck_signature(
+    rules: Rules,
+    signature: &[u8; SIGNATURE_LEN],
+) -> Result<(&[u8; 32], &[u8; 32]), Reject> {
+    let (r, s) = split_signature(signature);
+    if Option::<Scalar>::from(Scalar::from_canonical_bytes(*s)).is_none() {
+        return Err(Reject::NonCanonicalS);
+    }
+    if (!rules.cofactored || rules.canonical_encodings) && !is_canonical_encoding(r) {
+        return Err(Reject::NonCanonicalEncoding);
+    }
+    if !rules.cofactored && rules.reject_small_order && is_small_order_canonical(r) {
+        return Err(Reject::SmallOrderR);
+    }
+    Ok((r, s))
 }
 
 /// k = SHA-512(R ‖ A ‖ M) reduced mod L (RFC 8032 §5.1.7 step 2).

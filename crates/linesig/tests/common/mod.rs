@@ -2,7 +2,7 @@
 //! the reference implementations each policy must agree with.
 #![allow(dead_code)]
 
-use linesig::{Item, Policy};
+use linesig::{Backend, Item, Policy};
 use std::path::PathBuf;
 
 /// Where the shared vectors live: `$LINESIG_VECTORS_DIR`, else `../shared/vectors` beside
@@ -385,4 +385,14 @@ pub fn oracles(policy: Policy) -> Vec<(&'static str, Oracle)> {
         ],
         Policy::Zip215Strict => vec![("SIMD-0376 model", simd0376_model as Oracle)],
     }
+}
+
+/// Every backend this CPU can run: each must give the reference verdict on every input.
+pub fn backends() -> Vec<Backend> {
+    let all: Vec<Backend> = Backend::ALL
+        .into_iter()
+        .filter(|b| b.is_supported())
+        .collect();
+    assert!(all.contains(&Backend::Reference));
+    all
 }

@@ -1,0 +1,725 @@
+//! Four field elements at once on AVX2: lane i of every `__m256i` belongs to signature i.
+//!
+//! Radix 2^25.5 (as ref10): a value is Σ f_i·2^⌈25.5·i⌉ over 10 limbs, limb i holding
+//! 26 bits when i is even and 25 when odd. Limb i of the four lanes sits in one
+//! `__m256i` as four u64 slots, so `vpmuludq` (32 × 32 → 64 bits per slot) forms four
+//! limb products per instruction.
+//!
+//! Limb bounds, the invariant everything here rests on:
+//! - *Carried* (every `mul`, `square`, `sub`, `neg` output, and `from_*`): even limbs
+//!   < 2^26, odd limbs < 2^25, plus a carry of a few units in limbs 1 and 5.
+//! - `mul`/`square` accept limbs < 1.6·2^27, so the sum of two carried elements, or of
+//!   three where one is carried and two are summed (the largest input the point formulas
+//!   make, ZZ2 + TT2d < 1.5·2^27), is a valid input. Then 19·g_j < 2^32 fits `vpmuludq`'s
+//!   32-bit operands, and each 64-bit column sum h_k = Σ c·f_i·g_j has coefficient total
+//!   Σc ≤ 267 (column 0), so h_k < 267·(1.6·2^27)² < 2^63.5 and the carries cannot
+//!   overflow.
+//! - `sub` computes a + 8p − b, then carries. It is valid for any b whose limbs are below
+//!   8p's (2^29 − 8 even, 2^28 − 8 odd), which holds for every input above.
+//!
+//! Safety: `Fe4` values are made only by code reached from the AVX2 backend's entry
+//! point, which runs after `is_x86_feature_detected!("avx2")`. So the AVX2 intrinsics
+//! below only execute on CPUs that have AVX2.
+
+use super::LaneField;
+use core::arch::x86_64::*;
+
+const LANES: usize = 4;
+
+/// Bits per limb: 26, 25, 26, 25, …
+const LIMB_BITS: [u32; 10] = [26, 25, 26, 25, 26, 25, 26, 25, 26, 25];
+/// Bit offset of each limb: ⌈25.5·i⌉.
+const LIMB_OFFSET: [usize; 10] = [0, 26, 51, 77, 102, 128, 153, 179, 204, 230];
+
+/// 8p in this radix: limb 0 = 8·(2^26 − 19), other even limbs 8·(2^26 − 1), odd limbs
+/// 8·(2^25 − 1).
+const EIGHT_P: [u64; 10] = {
+    let mut l = [0u64; 10];
+    let mut i = 0;
+    while i < 10 {
+        l[i] = 8 * ((1u64 << LIMB_BITS[i]) - 1);
+        i += 1;
+    }
+    l[0] = 8 * ((1u64 << 26) - 19);
+    l
+};
+
+#[derive(Clone, Copy)]
+pub(crate) struct Fe4([__m256i; 10]);
+
+// Every function that executes AVX2 instructions carries `#[target_feature(enable =
+// "avx2")]` itself: LLVM inlines an intrinsic only into a caller that has its features,
+// and does not reliably revisit calls hoisted into one by `#[inline(always)]`. The
+// `LaneField` methods are thin `#[inline(always)]` shims over these functions.
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn splat(x: u64) -> __m256i {
+    _mm256_set1_epi64x(x as i64)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn add64(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_add_epi64(a, b)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn sub64(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_sub_epi64(a, b)
+}
+
+/// Low 32 bits of each u64 slot of `a` times those of `b`, as full 64-bit products.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mul32(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_mul_epu32(a, b)
+}
+
+/// Carry 64-bit column sums (each < 2^63.5) down to carried limbs. Two interleaved
+/// chains (0→…, 4→…) shorten the dependency path, as in ref10; limb 9's carry wraps
+/// into limb 0 as 19·c = c + 2c + 16c (c may exceed 32 bits, so no `vpmuludq`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn carry(h: [__m256i; 10]) -> [__m256i; 10] {
+    let [mut h0, mut h1, mut h2, mut h3, mut h4, mut h5, mut h6, mut h7, mut h8, mut h9] = h;
+    let mask26 = splat((1 << 26) - 1);
+    let mask25 = splat((1 << 25) - 1);
+    macro_rules! step {
+        ($from:ident, $to:ident, 26) => {{
+            $to = add64($to, _mm256_srli_epi64::<26>($from));
+            $from = _mm256_and_si256($from, mask26);
+        }};
+        ($from:ident, $to:ident, 25) => {{
+            $to = add64($to, _mm256_srli_epi64::<25>($from));
+            $from = _mm256_and_si256($from, mask25);
+        }};
+    }
+    step!(h0, h1, 26);
+    step!(h4, h5, 26);
+    step!(h1, h2, 25);
+    step!(h5, h6, 25);
+    step!(h2, h3, 26);
+    step!(h6, h7, 26);
+    step!(h3, h4, 25);
+    step!(h7, h8, 25);
+    step!(h4, h5, 26);
+    step!(h8, h9, 26);
+    let c = _mm256_srli_epi64::<25>(h9);
+    h9 = _mm256_and_si256(h9, mask25);
+    h0 = add64(
+        h0,
+        add64(
+            add64(c, _mm256_slli_epi64::<1>(c)),
+            _mm256_slli_epi64::<4>(c),
+        ),
+    );
+    step!(h0, h1, 26);
+    [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9]
+}
+
+/// Bits `offset..offset + width` of a 256-bit little-endian integer.
+fn bits(bytes: &[u8; 32], offset: usize, width: u32) -> u64 {
+    let start = offset / 8;
+    let mut word = [0u8; 8];
+    let n = (32 - start).min(8);
+    word[..n].copy_from_slice(&bytes[start..start + n]);
+    (u64::from_le_bytes(word) >> (offset % 8)) & ((1u64 << width) - 1)
+}
+
+/// One lane's canonical bytes from its limbs (any u64 limbs whose value is < 2^64·2^230).
+fn limbs_to_bytes(mut l: [u64; 10]) -> [u8; 32] {
+    // Two full carry passes leave every limb within its radix and the value < 2^255 + 2^26.
+    for _ in 0..2 {
+        for i in 0..10 {
+            let c = l[i] >> LIMB_BITS[i];
+            l[i] &= (1u64 << LIMB_BITS[i]) - 1;
+            if i == 9 {
+                l[0] += 19 * c;
+            } else {
+                l[i + 1] += c;
+            }
+        }
+    }
+    // Value v < 2p: v ≥ p exactly when v + 19 ≥ 2^255; then v − p = v + 19 − 2^255.
+    let mut v = [0u64; 4];
+    for i in 0..10 {
+        let (word, shift) = (LIMB_OFFSET[i] / 64, LIMB_OFFSET[i] % 64);
+        let wide = (l[i] as u128) << shift;
+        v[word] |= wide as u64;
+        if word + 1 < 4 {
+            v[word + 1] |= (wide >> 64) as u64;
+        }
+    }
+    let mut plus19 = v;
+    let mut carry = 19u128;
+    for w in plus19.iter_mut() {
+        let s = *w as u128 + carry;
+        *w = s as u64;
+        carry = s >> 64;
+    }
+    if plus19[3] >> 63 == 1 {
+        plus19[3] &= !(1u64 << 63);
+        v = plus19;
+    }
+    let mut out = [0u8; 32];
+    for (i, w) in v.iter().enumerate() {
+        out[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn from_limb_lanes(lanes: &[[u64; 10]; LANES]) -> Fe4 {
+    Fe4(core::array::from_fn(|i| {
+        _mm256_set_epi64x(
+            lanes[3][i] as i64,
+            lanes[2][i] as i64,
+            lanes[1][i] as i64,
+            lanes[0][i] as i64,
+        )
+    }))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn to_limb_lanes(f: &Fe4) -> [[u64; 10]; LANES] {
+    let mut out = [[0u64; 10]; LANES];
+    for (i, v) in f.0.iter().enumerate() {
+        let mut slots = [0u64; 4];
+        // SAFETY: `slots` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(slots.as_mut_ptr().cast(), *v) };
+        for lane in 0..LANES {
+            out[lane][i] = slots[lane];
+        }
+    }
+    out
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_constant(limb0: u64) -> Fe4 {
+    let mut f = [splat(0); 10];
+    f[0] = splat(limb0);
+    Fe4(f)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_add(f: &Fe4, g: &Fe4) -> Fe4 {
+    Fe4(core::array::from_fn(|i| add64(f.0[i], g.0[i])))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_sub(f: &Fe4, g: &Fe4) -> Fe4 {
+    Fe4(carry(core::array::from_fn(|i| {
+        sub64(add64(f.0[i], splat(EIGHT_P[i])), g.0[i])
+    })))
+}
+
+/// Schoolbook 10 × 10 (100 `vpmuludq`). f_i·g_j lands at 2^(o_i + o_j); o_i + o_j is
+/// o_{i+j} + 1 when i and j are both odd (hence 2·f_i), and past limb 9 it wraps
+/// with 2^255 ≡ 19 (hence 19·g_j). Column k sums the ten products with (i + j) mod 10
+/// = k, written out so every limb stays in a register.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_mul(f: &Fe4, g: &Fe4) -> Fe4 {
+    let (f, g) = (&f.0, &g.0);
+    let nineteen = splat(19);
+    let g19: [__m256i; 10] = core::array::from_fn(|j| mul32(g[j], nineteen));
+    let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
+    Fe4(carry([
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[0]), mul32(f2[1], g19[9])),
+                    add64(mul32(f[2], g19[8]), mul32(f2[3], g19[7])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[6]), mul32(f2[5], g19[5])),
+                    add64(mul32(f[6], g19[4]), mul32(f2[7], g19[3])),
+                ),
+            ),
+            add64(mul32(f[8], g19[2]), mul32(f2[9], g19[1])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[1]), mul32(f[1], g[0])),
+                    add64(mul32(f[2], g19[9]), mul32(f[3], g19[8])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[7]), mul32(f[5], g19[6])),
+                    add64(mul32(f[6], g19[5]), mul32(f[7], g19[4])),
+                ),
+            ),
+            add64(mul32(f[8], g19[3]), mul32(f[9], g19[2])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[2]), mul32(f2[1], g[1])),
+                    add64(mul32(f[2], g[0]), mul32(f2[3], g19[9])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[8]), mul32(f2[5], g19[7])),
+                    add64(mul32(f[6], g19[6]), mul32(f2[7], g19[5])),
+                ),
+            ),
+            add64(mul32(f[8], g19[4]), mul32(f2[9], g19[3])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[3]), mul32(f[1], g[2])),
+                    add64(mul32(f[2], g[1]), mul32(f[3], g[0])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[9]), mul32(f[5], g19[8])),
+                    add64(mul32(f[6], g19[7]), mul32(f[7], g19[6])),
+                ),
+            ),
+            add64(mul32(f[8], g19[5]), mul32(f[9], g19[4])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[4]), mul32(f2[1], g[3])),
+                    add64(mul32(f[2], g[2]), mul32(f2[3], g[1])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[0]), mul32(f2[5], g19[9])),
+                    add64(mul32(f[6], g19[8]), mul32(f2[7], g19[7])),
+                ),
+            ),
+            add64(mul32(f[8], g19[6]), mul32(f2[9], g19[5])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[5]), mul32(f[1], g[4])),
+                    add64(mul32(f[2], g[3]), mul32(f[3], g[2])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[1]), mul32(f[5], g[0])),
+                    add64(mul32(f[6], g19[9]), mul32(f[7], g19[8])),
+                ),
+            ),
+            add64(mul32(f[8], g19[7]), mul32(f[9], g19[6])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[6]), mul32(f2[1], g[5])),
+                    add64(mul32(f[2], g[4]), mul32(f2[3], g[3])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[2]), mul32(f2[5], g[1])),
+                    add64(mul32(f[6], g[0]), mul32(f2[7], g19[9])),
+                ),
+            ),
+            add64(mul32(f[8], g19[8]), mul32(f2[9], g19[7])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[7]), mul32(f[1], g[6])),
+                    add64(mul32(f[2], g[5]), mul32(f[3], g[4])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[3]), mul32(f[5], g[2])),
+                    add64(mul32(f[6], g[1]), mul32(f[7], g[0])),
+                ),
+            ),
+            add64(mul32(f[8], g19[9]), mul32(f[9], g19[8])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[8]), mul32(f2[1], g[7])),
+                    add64(mul32(f[2], g[6]), mul32(f2[3], g[5])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[4]), mul32(f2[5], g[3])),
+                    add64(mul32(f[6], g[2]), mul32(f2[7], g[1])),
+                ),
+            ),
+            add64(mul32(f[8], g[0]), mul32(f2[9], g19[9])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[9]), mul32(f[1], g[8])),
+                    add64(mul32(f[2], g[7]), mul32(f[3], g[6])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[5]), mul32(f[5], g[4])),
+                    add64(mul32(f[6], g[3]), mul32(f[7], g[2])),
+                ),
+            ),
+            add64(mul32(f[8], g[1]), mul32(f[9], g[0])),
+        ),
+    ]))
+}
+
+/// Squaring with the symmetric products merged: 55 `vpmuludq` instead of 100. The
+/// coefficient of f_i·f_j is 2 for i ≠ j (both orders), twice more when both are odd,
+/// and 19 past limb 9; the doublings go on the left operand (f2 = 2f, f4 = 4f) and the
+/// 19 on the right, keeping both below 2^32.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_square(f: &Fe4) -> Fe4 {
+    let f = &f.0;
+    let nineteen = splat(19);
+    let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
+    let f4: [__m256i; 10] = core::array::from_fn(|i| add64(f2[i], f2[i]));
+    let f19: [__m256i; 10] = core::array::from_fn(|j| mul32(f[j], nineteen));
+    Fe4(carry([
+        add64(
+            add64(
+                add64(mul32(f[0], f[0]), mul32(f4[1], f19[9])),
+                add64(mul32(f2[2], f19[8]), mul32(f4[3], f19[7])),
+            ),
+            add64(mul32(f2[4], f19[6]), mul32(f2[5], f19[5])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[1]), mul32(f2[2], f19[9])),
+                add64(mul32(f2[3], f19[8]), mul32(f2[4], f19[7])),
+            ),
+            mul32(f2[5], f19[6]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[2]), mul32(f2[1], f[1])),
+                add64(mul32(f4[3], f19[9]), mul32(f2[4], f19[8])),
+            ),
+            add64(mul32(f4[5], f19[7]), mul32(f[6], f19[6])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[3]), mul32(f2[1], f[2])),
+                add64(mul32(f2[4], f19[9]), mul32(f2[5], f19[8])),
+            ),
+            mul32(f2[6], f19[7]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[4]), mul32(f4[1], f[3])),
+                add64(mul32(f[2], f[2]), mul32(f4[5], f19[9])),
+            ),
+            add64(mul32(f2[6], f19[8]), mul32(f2[7], f19[7])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[5]), mul32(f2[1], f[4])),
+                add64(mul32(f2[2], f[3]), mul32(f2[6], f19[9])),
+            ),
+            mul32(f2[7], f19[8]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[6]), mul32(f4[1], f[5])),
+                add64(mul32(f2[2], f[4]), mul32(f2[3], f[3])),
+            ),
+            add64(mul32(f4[7], f19[9]), mul32(f[8], f19[8])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[7]), mul32(f2[1], f[6])),
+                add64(mul32(f2[2], f[5]), mul32(f2[3], f[4])),
+            ),
+            mul32(f2[8], f19[9]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[8]), mul32(f4[1], f[7])),
+                add64(mul32(f2[2], f[6]), mul32(f4[3], f[5])),
+            ),
+            add64(mul32(f[4], f[4]), mul32(f2[9], f19[9])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[9]), mul32(f2[1], f[8])),
+                add64(mul32(f2[2], f[7]), mul32(f2[3], f[6])),
+            ),
+            mul32(f2[4], f[5]),
+        ),
+    ]))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_pow2k(f: &Fe4, k: u32) -> Fe4 {
+    let mut x = fe_square(f);
+    for _ in 1..k {
+        x = fe_square(&x);
+    }
+    x
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_select(mask: u8, a: &Fe4, b: &Fe4) -> Fe4 {
+    // Lane i all-ones where bit i of `mask` is set.
+    let m = |i: u8| if mask >> i & 1 == 1 { -1i64 } else { 0 };
+    let vmask = _mm256_set_epi64x(m(3), m(2), m(1), m(0));
+    Fe4(core::array::from_fn(|i| {
+        _mm256_blendv_epi8(b.0[i], a.0[i], vmask)
+    }))
+}
+
+/// Gather limbs 4 at a time: load 4 limbs of each lane and transpose the 4 × 4 block so
+/// that vector k holds limb k of every lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_from_rows(rows: &[&[u64; 10]]) -> Fe4 {
+    let mut out = [splat(0); 10];
+    for base in [0usize, 4, 6] {
+        // SAFETY: each load reads 4 u64 of a 10-u64 row at offset 0, 4 or 6.
+        let r: [__m256i; 4] = core::array::from_fn(|lane| unsafe {
+            _mm256_loadu_si256(rows[lane][base..base + 4].as_ptr().cast())
+        });
+        let lo01 = _mm256_unpacklo_epi64(r[0], r[1]); // a0 b0 a2 b2
+        let hi01 = _mm256_unpackhi_epi64(r[0], r[1]); // a1 b1 a3 b3
+        let lo23 = _mm256_unpacklo_epi64(r[2], r[3]); // c0 d0 c2 d2
+        let hi23 = _mm256_unpackhi_epi64(r[2], r[3]); // c1 d1 c3 d3
+        out[base] = _mm256_permute2x128_si256::<0x20>(lo01, lo23);
+        out[base + 1] = _mm256_permute2x128_si256::<0x20>(hi01, hi23);
+        out[base + 2] = _mm256_permute2x128_si256::<0x31>(lo01, lo23);
+        out[base + 3] = _mm256_permute2x128_si256::<0x31>(hi01, hi23);
+    }
+    Fe4(out)
+}
+
+/// One lane's limbs with one more carry pass, so stored limbs are tight.
+fn tight(mut l: [u64; 10]) -> [u64; 10] {
+    for i in 0..10 {
+        let c = l[i] >> LIMB_BITS[i];
+        l[i] &= (1u64 << LIMB_BITS[i]) - 1;
+        if i == 9 {
+            l[0] += 19 * c;
+        } else {
+            l[i + 1] += c;
+        }
+    }
+    l
+}
+
+// SAFETY (every `unsafe` below): the callee needs AVX2, and `Fe4` code runs only on
+// AVX2 CPUs (module note).
+impl LaneField for Fe4 {
+    const LANES: usize = LANES;
+    type Limbs = [u64; 10];
+
+    #[inline(always)]
+    fn zero() -> Self {
+        unsafe { fe_constant(0) }
+    }
+
+    #[inline(always)]
+    fn one() -> Self {
+        unsafe { fe_constant(1) }
+    }
+
+    fn splat_bytes(bytes: &[u8; 32]) -> Self {
+        Fe4::from_bytes(&[*bytes; LANES])
+    }
+
+    fn from_bytes(lanes: &[[u8; 32]]) -> Self {
+        let limbs: [[u64; 10]; LANES] = core::array::from_fn(|lane| {
+            core::array::from_fn(|i| bits(&lanes[lane], LIMB_OFFSET[i], LIMB_BITS[i]))
+        });
+        unsafe { from_limb_lanes(&limbs) }
+    }
+
+    fn to_bytes(&self, out: &mut [[u8; 32]]) {
+        for (lane, limbs) in unsafe { to_limb_lanes(self) }.into_iter().enumerate() {
+            out[lane] = limbs_to_bytes(limbs);
+        }
+    }
+
+    #[inline(always)]
+    fn add(&self, rhs: &Self) -> Self {
+        unsafe { fe_add(self, rhs) }
+    }
+
+    #[inline(always)]
+    fn sub(&self, rhs: &Self) -> Self {
+        unsafe { fe_sub(self, rhs) }
+    }
+
+    #[inline(always)]
+    fn neg(&self) -> Self {
+        unsafe { fe_sub(&fe_constant(0), self) }
+    }
+
+    #[inline(always)]
+    fn mul(&self, rhs: &Self) -> Self {
+        unsafe { fe_mul(self, rhs) }
+    }
+
+    #[inline(always)]
+    fn square(&self) -> Self {
+        unsafe { fe_square(self) }
+    }
+
+    #[inline(always)]
+    fn pow2k(&self, k: u32) -> Self {
+        unsafe { fe_pow2k(self, k) }
+    }
+
+    #[inline(always)]
+    fn select(mask: u8, a: &Self, b: &Self) -> Self {
+        unsafe { fe_select(mask, a, b) }
+    }
+
+    fn lane_limbs(&self, lane: usize) -> [u64; 10] {
+        tight(unsafe { to_limb_lanes(self) }[lane])
+    }
+
+    #[inline(always)]
+    fn from_lane_limbs(rows: &[&[u64; 10]]) -> Self {
+        unsafe { fe_from_rows(rows) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::BigUint;
+    use rand::{Rng, RngCore, SeedableRng};
+
+    fn p() -> BigUint {
+        (BigUint::from(1u8) << 255) - 19u8
+    }
+
+    fn big(b: &[u8; 32]) -> BigUint {
+        BigUint::from_bytes_le(b)
+    }
+
+    fn canon(x: &BigUint) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        let v = (x % p()).to_bytes_le();
+        out[..v.len()].copy_from_slice(&v);
+        out
+    }
+
+    fn random_lanes(rng: &mut impl RngCore) -> [[u8; 32]; 4] {
+        core::array::from_fn(|_| {
+            let mut b = [0u8; 32];
+            rng.fill_bytes(&mut b);
+            b[31] &= 0x7f;
+            if rng.gen_ratio(1, 8) {
+                // y ≥ p and other edges: all-ones, p itself, p − 1, 0.
+                b = match rng.gen_range(0..4) {
+                    0 => [0xff; 32],
+                    1 => canon(&(p() - 1u8)),
+                    2 => [0; 32],
+                    _ => {
+                        let mut q = [0xff; 32];
+                        q[0] = 0xed;
+                        q
+                    }
+                };
+                b[31] &= 0x7f;
+            }
+            b
+        })
+    }
+
+    fn check(name: &str, got: Fe4, want: impl Fn(usize) -> BigUint) {
+        let mut out = [[0u8; 32]; 4];
+        got.to_bytes(&mut out);
+        for (lane, bytes) in out.iter().enumerate() {
+            assert_eq!(*bytes, canon(&want(lane)), "{name} lane {lane}");
+        }
+    }
+
+    /// Every operation against big-integer arithmetic, chained as deep as the point
+    /// formulas chain them (sums of products fed back into products).
+    #[test]
+    fn lane_arithmetic_matches_big_integers() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        let p = p();
+        for _ in 0..2000 {
+            let (xa, xb, xc) = (
+                random_lanes(&mut rng),
+                random_lanes(&mut rng),
+                random_lanes(&mut rng),
+            );
+            let (a, b, c) = (
+                Fe4::from_bytes(&xa),
+                Fe4::from_bytes(&xb),
+                Fe4::from_bytes(&xc),
+            );
+            let (ba, bb, bc) = (
+                |l: usize| big(&xa[l]),
+                |l: usize| big(&xb[l]),
+                |l: usize| big(&xc[l]),
+            );
+            check("mul", a.mul(&b), |l| ba(l) * bb(l));
+            check("square", a.square(), |l| ba(l) * ba(l));
+            check("add", a.add(&b), |l| ba(l) + bb(l));
+            check("sub", a.sub(&b), |l| ba(l) + &p * 2u8 - bb(l));
+            check("neg", a.neg(), |l| &p * 2u8 - ba(l));
+            // The largest mul input the point formulas make: (2·(a·b) + c) and a·b + c·c.
+            let ab = a.mul(&b);
+            let wide = ab.add(&ab).add(&c.mul(&c));
+            check("mul of sums", wide.mul(&wide), |l| {
+                let w = (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l);
+                &w * &w
+            });
+            check("square of sums", wide.square(), |l| {
+                let w = (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l);
+                &w * &w
+            });
+            let diff = wide.sub(&ab.add(&c));
+            check("sub of sums", diff.mul(&a), |l| {
+                let w = (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l) + &p * 4u8 - ba(l) * bb(l) - bc(l);
+                w * ba(l)
+            });
+            check("pow2k", a.pow2k(5), |l| {
+                ba(l).modpow(&BigUint::from(32u8), &p)
+            });
+            let mask = rng.gen::<u8>() & 0xf;
+            check("select", Fe4::select(mask, &a, &b), |l| {
+                if mask >> l & 1 == 1 {
+                    ba(l)
+                } else {
+                    bb(l)
+                }
+            });
+            let rows: Vec<[u64; 10]> = (0..4).map(|l| wide.lane_limbs(l)).collect();
+            let refs: Vec<&[u64; 10]> = rows.iter().rev().collect();
+            check("gather", Fe4::from_lane_limbs(&refs), |l| {
+                let l = 3 - l;
+                (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l)
+            });
+        }
+    }
+
+    #[test]
+    fn masks_read_canonical_values() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let p_bytes = {
+            let mut q = [0xffu8; 32];
+            q[0] = 0xed;
+            q[31] = 0x7f;
+            q
+        };
+        let mut three = [0u8; 32];
+        three[0] = 3;
+        let x = Fe4::from_bytes(&[[0u8; 32], p_bytes, three, canon(&(p() - 1u8))]);
+        assert_eq!(x.zero_mask(), 0b0011);
+        assert_eq!(x.odd_mask(), 0b0100);
+    }
+}

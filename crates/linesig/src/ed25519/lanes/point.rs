@@ -1,0 +1,333 @@
+//! The curve model over lanes: twisted Edwards −x² + y² = 1 + d·x²·y² in extended
+//! (X:Y:Z:T, x = X/Z, y = Y/Z, xy = T/Z), projective, completed and cached coordinates,
+//! with the formulas of Hisil–Wong–Carter–Dawson 2008 (§3.1, a = −1) as curve25519-dalek
+//! uses them. The addition law is complete on this curve (d is not a square), so the
+//! identity and small-order points need no special case in any lane.
+
+use super::super::field::LaneField;
+
+/// Little-endian d = −121665/121666, 2d and √−1 mod p.
+const D_BYTES: [u8; 32] = [
+    0xa3, 0x78, 0x59, 0x13, 0xca, 0x4d, 0xeb, 0x75, 0xab, 0xd8, 0x41, 0x41, 0x4d, 0x0a, 0x70, 0x00,
+    0x98, 0xe8, 0x79, 0x77, 0x79, 0x40, 0xc7, 0x8c, 0x73, 0xfe, 0x6f, 0x2b, 0xee, 0x6c, 0x03, 0x52,
+];
+const D2_BYTES: [u8; 32] = [
+    0x59, 0xf1, 0xb2, 0x26, 0x94, 0x9b, 0xd6, 0xeb, 0x56, 0xb1, 0x83, 0x82, 0x9a, 0x14, 0xe0, 0x00,
+    0x30, 0xd1, 0xf3, 0xee, 0xf2, 0x80, 0x8e, 0x19, 0xe7, 0xfc, 0xdf, 0x56, 0xdc, 0xd9, 0x06, 0x24,
+];
+const SQRT_M1_BYTES: [u8; 32] = [
+    0xb0, 0xa0, 0x0e, 0x4a, 0x27, 0x1b, 0xee, 0xc4, 0x78, 0xe4, 0x2f, 0xad, 0x06, 0x18, 0x43, 0x2f,
+    0xa7, 0xd7, 0xfb, 0x3d, 0x99, 0x00, 0x4d, 0x2b, 0x0b, 0xdf, 0xc1, 0x4f, 0x80, 0x24, 0x83, 0x2b,
+];
+
+/// The curve constants, broadcast to every lane once per work unit.
+#[derive(Clone, Copy)]
+pub(crate) struct Constants<F> {
+    pub d: F,
+    pub d2: F,
+    pub sqrt_m1: F,
+}
+
+impl<F: LaneField> Constants<F> {
+    #[inline(always)]
+    pub fn new() -> Self {
+        Constants {
+            d: F::splat_bytes(&D_BYTES),
+            d2: F::splat_bytes(&D2_BYTES),
+            sqrt_m1: F::splat_bytes(&SQRT_M1_BYTES),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Extended<F> {
+    pub x: F,
+    pub y: F,
+    pub z: F,
+    pub t: F,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Projective<F> {
+    pub x: F,
+    pub y: F,
+    pub z: F,
+}
+
+/// ((X:Z), (Y:T)) with x = X/Z, y = Y/T: what doubling and addition produce before the
+/// final multiplications.
+#[derive(Clone, Copy)]
+pub(crate) struct Completed<F> {
+    pub x: F,
+    pub y: F,
+    pub z: F,
+    pub t: F,
+}
+
+/// (Y + X, Y − X, Z, 2d·T): the form an addend is kept in.
+#[derive(Clone, Copy)]
+pub(crate) struct Cached<F> {
+    pub y_plus_x: F,
+    pub y_minus_x: F,
+    pub z: F,
+    pub t2d: F,
+}
+
+/// One lane's cached point, stored in a table.
+pub(crate) type CachedLimbs<F> = [<F as LaneField>::Limbs; 4];
+
+impl<F: LaneField> Extended<F> {
+    #[inline(always)]
+    pub fn identity() -> Self {
+        Extended {
+            x: F::zero(),
+            y: F::one(),
+            z: F::one(),
+            t: F::zero(),
+        }
+    }
+
+    #[inline(always)]
+    pub fn neg(&self) -> Self {
+        Extended {
+            x: self.x.neg(),
+            y: self.y,
+            z: self.z,
+            t: self.t.neg(),
+        }
+    }
+
+    #[inline(always)]
+    pub fn to_projective(self) -> Projective<F> {
+        Projective {
+            x: self.x,
+            y: self.y,
+            z: self.z,
+        }
+    }
+
+    #[inline(always)]
+    pub fn to_cached(self, c: &Constants<F>) -> Cached<F> {
+        Cached {
+            y_plus_x: self.y.add(&self.x),
+            y_minus_x: self.y.sub(&self.x),
+            z: self.z,
+            t2d: self.t.mul(&c.d2),
+        }
+    }
+
+    /// self + q: 4 multiplications (HWCD "add-2008-hwcd-3").
+    #[inline(always)]
+    pub fn add(&self, q: &Cached<F>) -> Completed<F> {
+        let pp = self.y.add(&self.x).mul(&q.y_plus_x);
+        let mm = self.y.sub(&self.x).mul(&q.y_minus_x);
+        let tt2d = self.t.mul(&q.t2d);
+        let zz = self.z.mul(&q.z);
+        let zz2 = zz.add(&zz);
+        Completed {
+            x: pp.sub(&mm),
+            y: pp.add(&mm),
+            z: zz2.add(&tt2d),
+            t: zz2.sub(&tt2d),
+        }
+    }
+
+    /// [16]self: four doublings, the first three staying projective.
+    #[inline(always)]
+    pub fn mul_by_16(&self) -> Self {
+        let mut p = self.to_projective();
+        for _ in 0..3 {
+            p = p.double().to_projective();
+        }
+        p.double().to_extended()
+    }
+
+    /// Lanes where [8]self is the identity, i.e. self has small order.
+    #[inline(always)]
+    pub fn small_order_mask(&self) -> u8 {
+        let mut p = self.to_projective();
+        for _ in 0..3 {
+            p = p.double().to_projective();
+        }
+        p.identity_mask()
+    }
+}
+
+impl<F: LaneField> Projective<F> {
+    /// [2]self: 4 squarings (HWCD "dbl-2008-hwcd").
+    #[inline(always)]
+    pub fn double(&self) -> Completed<F> {
+        let xx = self.x.square();
+        let yy = self.y.square();
+        let zz = self.z.square();
+        let zz2 = zz.add(&zz);
+        let x_plus_y_sq = self.x.add(&self.y).square();
+        let yy_plus_xx = yy.add(&xx);
+        let yy_minus_xx = yy.sub(&xx);
+        Completed {
+            x: x_plus_y_sq.sub(&yy_plus_xx),
+            y: yy_plus_xx,
+            z: yy_minus_xx,
+            t: zz2.sub(&yy_minus_xx),
+        }
+    }
+
+    /// Lanes holding the identity (0 : Z : Z).
+    #[inline(always)]
+    pub fn identity_mask(&self) -> u8 {
+        self.x.zero_mask() & self.y.sub(&self.z).zero_mask()
+    }
+}
+
+impl<F: LaneField> Completed<F> {
+    #[inline(always)]
+    pub fn to_projective(self) -> Projective<F> {
+        Projective {
+            x: self.x.mul(&self.t),
+            y: self.y.mul(&self.z),
+            z: self.z.mul(&self.t),
+        }
+    }
+
+    #[inline(always)]
+    pub fn to_extended(self) -> Extended<F> {
+        Extended {
+            x: self.x.mul(&self.t),
+            y: self.y.mul(&self.z),
+            z: self.z.mul(&self.t),
+            t: self.x.mul(&self.y),
+        }
+    }
+}
+
+impl<F: LaneField> Cached<F> {
+    #[inline(always)]
+    pub fn identity() -> Self {
+        Cached {
+            y_plus_x: F::one(),
+            y_minus_x: F::one(),
+            z: F::one(),
+            t2d: F::zero(),
+        }
+    }
+
+    /// Lane `lane` as stored limbs.
+    pub fn lane(&self, lane: usize) -> CachedLimbs<F> {
+        [
+            self.y_plus_x.lane_limbs(lane),
+            self.y_minus_x.lane_limbs(lane),
+            self.z.lane_limbs(lane),
+            self.t2d.lane_limbs(lane),
+        ]
+    }
+
+    /// Lane i from `rows[i]`, negated in the lanes of `negate`: −(x, y) = (−x, y), so
+    /// Y + X and Y − X swap and T changes sign.
+    #[inline(always)]
+    pub fn gather(rows: &[&CachedLimbs<F>], negate: u8) -> Self {
+        let pick = |k: usize| {
+            let refs: [&F::Limbs; super::super::field::MAX_LANES] =
+                core::array::from_fn(|i| &rows[i.min(rows.len() - 1)][k]);
+            F::from_lane_limbs(&refs[..F::LANES])
+        };
+        let (ypx, ymx, z, t2d) = (pick(0), pick(1), pick(2), pick(3));
+        Cached {
+            y_plus_x: F::select(negate, &ymx, &ypx),
+            y_minus_x: F::select(negate, &ypx, &ymx),
+            z,
+            t2d: F::select(negate, &t2d.neg(), &t2d),
+        }
+    }
+}
+
+/// x^(2^250 − 1) and x^11, the shared start of inversion and square root (ref10's chain).
+#[inline(always)]
+fn pow22501<F: LaneField>(x: &F) -> (F, F) {
+    let t0 = x.square();
+    let t1 = t0.square().square();
+    let t2 = x.mul(&t1);
+    let t3 = t0.mul(&t2);
+    let t4 = t3.square();
+    let t5 = t2.mul(&t4);
+    let t6 = t5.pow2k(5);
+    let t7 = t6.mul(&t5);
+    let t8 = t7.pow2k(10);
+    let t9 = t8.mul(&t7);
+    let t10 = t9.pow2k(20);
+    let t11 = t10.mul(&t9);
+    let t12 = t11.pow2k(10);
+    let t13 = t12.mul(&t7);
+    let t14 = t13.pow2k(50);
+    let t15 = t14.mul(&t13);
+    let t16 = t15.pow2k(100);
+    let t17 = t16.mul(&t15);
+    let t18 = t17.pow2k(50);
+    let t19 = t18.mul(&t13);
+    (t19, t3)
+}
+
+/// x^(p − 2) = 1/x (0 for 0).
+#[inline(always)]
+pub(crate) fn invert<F: LaneField>(x: &F) -> F {
+    let (t19, t3) = pow22501(x);
+    t19.pow2k(5).mul(&t3)
+}
+
+/// (was u/v a square, the non-negative root r of r² = u/v), as curve25519-dalek's
+/// `sqrt_ratio_i` (with r = 0 when u = 0).
+#[inline(always)]
+fn sqrt_ratio_i<F: LaneField>(c: &Constants<F>, u: &F, v: &F) -> (u8, F) {
+    let v3 = v.square().mul(v);
+    let v7 = v3.square().mul(v);
+    let uv7 = u.mul(&v7);
+    let (t19, _) = pow22501(&uv7);
+    let r = u.mul(&v3).mul(&t19.pow2k(2).mul(&uv7)); // (u·v³)(u·v⁷)^((p−5)/8)
+    let check = v.mul(&r.square());
+    let neg_u = u.neg();
+    let correct = check.sub(u).zero_mask();
+    let flipped = check.sub(&neg_u).zero_mask();
+    let flipped_i = check.sub(&neg_u.mul(&c.sqrt_m1)).zero_mask();
+    let r = F::select(flipped | flipped_i, &r.mul(&c.sqrt_m1), &r);
+    let r = F::select(r.odd_mask(), &r.neg(), &r);
+    (correct | flipped, r)
+}
+
+/// Decode each lane's encoding exactly as curve25519-dalek's `decompress` does: y from
+/// the low 255 bits (y ≥ p reduces), x the non-negative root of (y² − 1)/(d·y² + 1)
+/// negated when the sign bit is set (so x = 0 with the sign bit set decodes). Returns
+/// the points and the mask of lanes that decoded; other lanes hold garbage.
+#[inline(always)]
+pub(crate) fn decompress<F: LaneField>(
+    c: &Constants<F>,
+    encodings: &[[u8; 32]],
+) -> (Extended<F>, u8) {
+    let y = F::from_bytes(encodings);
+    let yy = y.square();
+    let u = yy.sub(&F::one());
+    let v = yy.mul(&c.d).add(&F::one());
+    let (ok, x) = sqrt_ratio_i(c, &u, &v);
+    let sign = super::super::field::lane_mask::<F>(|i| encodings[i][31] >> 7 == 1);
+    let x = F::select(sign, &x.neg(), &x);
+    (
+        Extended {
+            x,
+            y,
+            z: F::one(),
+            t: x.mul(&y),
+        },
+        ok,
+    )
+}
+
+/// Each lane's canonical encoding: y with the sign of x in bit 255.
+#[inline(always)]
+pub(crate) fn compress<F: LaneField>(p: &Extended<F>, out: &mut [[u8; 32]]) {
+    let zinv = invert(&p.z);
+    let x = p.x.mul(&zinv);
+    let y = p.y.mul(&zinv);
+    y.to_bytes(out);
+    let odd = x.odd_mask();
+    for (lane, bytes) in out.iter_mut().enumerate().take(F::LANES) {
+        bytes[31] |= (odd >> lane & 1) << 7;
+    }
+}
