@@ -52,6 +52,7 @@ enum Parsed {
         public_key: Vec<u8>,
         message: Vec<u8>,
         signature: Vec<u8>,
+        context: Vec<u8>,
     },
     Malformed(String),
 }
@@ -75,6 +76,10 @@ fn parse_line(line: &[u8]) -> Parsed {
             public_key: field(obj, "public_key")?,
             message: field(obj, "message")?,
             signature: field(obj, "signature")?,
+            context: match obj.get("context") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(_) => field(obj, "context")?,
+            },
         })
     })();
     parsed.unwrap_or_else(|e| Parsed::Malformed(format!("malformed input: {e}")))
@@ -178,10 +183,12 @@ fn stream(
                     public_key,
                     message,
                     signature,
+                    context,
                 } => Some(Item {
                     public_key,
                     message,
                     signature,
+                    context,
                 }),
                 Parsed::Malformed(_) => None,
             })

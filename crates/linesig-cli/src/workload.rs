@@ -123,6 +123,7 @@ impl Workload {
                 public_key: &self.public_keys[self.key_index[i] as usize],
                 message: &self.messages[i],
                 signature: &self.signatures[i],
+                context: &[],
             })
             .collect()
     }

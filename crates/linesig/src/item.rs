@@ -5,11 +5,32 @@ use crate::engine::Error;
 
 /// One signature to verify. Fields borrow; wrong lengths are not an error here but an
 /// `Invalid(BadLength)` verdict from the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Item<'a> {
     pub public_key: &'a [u8],
     pub message: &'a [u8],
     pub signature: &'a [u8],
+    /// The context string of schemes that have one (ML-DSA, FIPS 204 §5.2: at most 255
+    /// bytes). Must be empty for Ed25519, which has none: a non-empty one is rejected
+    /// (`BadContext`), never ignored.
+    pub context: &'a [u8],
+}
+
+impl<'a> Item<'a> {
+    /// An item with an empty context.
+    pub fn new(public_key: &'a [u8], message: &'a [u8], signature: &'a [u8]) -> Self {
+        Item {
+            public_key,
+            message,
+            signature,
+            context: &[],
+        }
+    }
+
+    /// The same item with `context` as its context string.
+    pub fn with_context(self, context: &'a [u8]) -> Self {
+        Item { context, ..self }
+    }
 }
 
 /// Anything the engine can read items from by index. Implemented for slices of [`Item`]
@@ -62,6 +83,8 @@ pub struct ItemSpans {
     pub public_key: Span,
     pub message: Span,
     pub signature: Span,
+    /// Empty (the default) for schemes without a context.
+    pub context: Span,
 }
 
 /// A columnar batch: one owned byte buffer and, per item, the spans of its fields.
@@ -90,7 +113,7 @@ impl ItemBatch {
     /// Adopt a filled buffer and its spans; fails if any span lies outside the buffer.
     pub fn from_parts(bytes: Vec<u8>, spans: Vec<ItemSpans>) -> Result<Self, Error> {
         for (index, s) in spans.iter().enumerate() {
-            for span in [s.public_key, s.message, s.signature] {
+            for span in [s.public_key, s.message, s.signature, s.context] {
                 if span.end().is_none_or(|end| end > bytes.len()) {
                     return Err(Error::SpanOutOfBounds {
                         index,
@@ -105,7 +128,7 @@ impl ItemBatch {
     }
 
     /// Append one item, copying its fields into the buffer.
-    pub fn push(&mut self, public_key: &[u8], message: &[u8], signature: &[u8]) {
+    pub fn push(&mut self, item: Item<'_>) {
         let mut append = |field: &[u8]| {
             let span = Span {
                 offset: self.bytes.len(),
@@ -115,9 +138,10 @@ impl ItemBatch {
             span
         };
         let spans = ItemSpans {
-            public_key: append(public_key),
-            message: append(message),
-            signature: append(signature),
+            public_key: append(item.public_key),
+            message: append(item.message),
+            signature: append(item.signature),
+            context: append(item.context),
         };
         self.spans.push(spans);
     }
@@ -139,6 +163,7 @@ impl ItemBatch {
             public_key: field(s.public_key),
             message: field(s.message),
             signature: field(s.signature),
+            context: field(s.context),
         })
     }
 
@@ -159,6 +184,7 @@ impl ItemSource for ItemBatch {
             public_key: field(s.public_key),
             message: field(s.message),
             signature: field(s.signature),
+            context: field(s.context),
         }
     }
 }
@@ -167,7 +193,7 @@ impl<'a> FromIterator<Item<'a>> for ItemBatch {
     fn from_iter<I: IntoIterator<Item = Item<'a>>>(iter: I) -> Self {
         let mut batch = ItemBatch::new();
         for item in iter {
-            batch.push(item.public_key, item.message, item.signature);
+            batch.push(item);
         }
         batch
     }

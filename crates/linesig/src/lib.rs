@@ -13,7 +13,7 @@
 //!     .workers(2)
 //!     .batch_size(512)
 //!     .build()?;
-//! let item = Item { public_key: &[0u8; 32], message: b"hi", signature: &[0u8; 63] };
+//! let item = Item::new(&[0u8; 32], b"hi", &[0u8; 63]);
 //! let verdicts = engine.verify(&[item]);
 //! assert!(matches!(verdicts[0], Verdict::Invalid(linesig::Reject::BadLength)));
 //! # Ok::<(), linesig::Error>(())

@@ -45,13 +45,21 @@ pub enum Reject {
     /// A or R is not the canonical encoding of its point (y ≥ p, or x = 0 with the
     /// sign bit set) under a policy that requires canonical encodings.
     NonCanonicalEncoding,
-    /// Every encoding check passed but the verification equation does not hold.
+    /// Every encoding check passed but the verification equation does not hold (for
+    /// ML-DSA: the commitment hash c̃ does not match, FIPS 204 Algorithm 8 step 13).
     EquationFailed,
+    /// A context string the scheme does not allow: any non-empty one for Ed25519, one
+    /// longer than 255 bytes for ML-DSA (FIPS 204 §5.2).
+    BadContext,
+    /// ML-DSA: the hint h is not a valid encoding (FIPS 204 Algorithm 21 HintBitUnpack).
+    MalformedHint,
+    /// ML-DSA: the response z has ‖z‖∞ ≥ γ1 − β (FIPS 204 Algorithm 8 step 13).
+    NormBoundExceeded,
 }
 
 impl Reject {
     /// Every reason.
-    pub const ALL: [Reject; 8] = [
+    pub const ALL: [Reject; 11] = [
         Reject::BadLength,
         Reject::BadPublicKey,
         Reject::BadSignatureR,
@@ -60,6 +68,9 @@ impl Reject {
         Reject::SmallOrderR,
         Reject::NonCanonicalEncoding,
         Reject::EquationFailed,
+        Reject::BadContext,
+        Reject::MalformedHint,
+        Reject::NormBoundExceeded,
     ];
 
     /// Stable snake_case name, used in JSON output.
@@ -73,10 +84,13 @@ impl Reject {
             Reject::SmallOrderR => "small_order_r",
             Reject::NonCanonicalEncoding => "non_canonical_encoding",
             Reject::EquationFailed => "equation_failed",
+            Reject::BadContext => "bad_context",
+            Reject::MalformedHint => "malformed_hint",
+            Reject::NormBoundExceeded => "norm_bound_exceeded",
         }
     }
 
-    /// Stable one-byte code (1..=8; 0 means valid), for the C ABI and columnar outputs.
+    /// Stable one-byte code (1..=11; 0 means valid), for the C ABI and columnar outputs.
     pub fn code(self) -> u8 {
         match self {
             Reject::BadLength => 1,
@@ -87,6 +101,9 @@ impl Reject {
             Reject::SmallOrderR => 6,
             Reject::NonCanonicalEncoding => 7,
             Reject::EquationFailed => 8,
+            Reject::BadContext => 9,
+            Reject::MalformedHint => 10,
+            Reject::NormBoundExceeded => 11,
         }
     }
 }

@@ -33,6 +33,7 @@ impl Owned {
             public_key: &self.public_key,
             message: &self.message,
             signature: &self.signature,
+            context: &[],
         }
     }
 }
@@ -332,6 +333,7 @@ fn reasons_name_the_failed_rule() {
                 public_key: pk,
                 message: &msg,
                 signature: sig,
+                context: &[],
             },
         )
     };

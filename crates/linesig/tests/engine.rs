@@ -44,6 +44,7 @@ fn as_items(owned: &[(Vec<u8>, Vec<u8>, Vec<u8>)]) -> Vec<Item<'_>> {
             public_key: p,
             message: m,
             signature: s,
+            context: &[],
         })
         .collect()
 }
@@ -116,6 +117,7 @@ fn batch_spans_are_bounds_checked() {
             offset: 10,
             len: 64,
         },
+        context: Span::default(),
     }];
     let err = ItemBatch::from_parts(vec![0u8; 70], spans.clone()).unwrap_err();
     assert!(
@@ -162,15 +164,34 @@ fn empty_and_degenerate_inputs_never_panic() {
         public_key: &[],
         message: &[],
         signature: &[],
+        context: &[],
     };
     let huge_msg = vec![0xabu8; 1 << 20];
     let big = Item {
         public_key: &[1u8; 32],
         message: &huge_msg,
         signature: &[2u8; 64],
+        context: &[],
     };
     let verdicts = engine.verify(&[empty, big, empty]);
     assert_eq!(verdicts[0], Verdict::Invalid(Reject::BadLength));
     assert!(!verdicts[1].is_valid());
     assert_eq!(verdicts[2], Verdict::Invalid(Reject::BadLength));
+}
+
+#[test]
+fn ed25519_rejects_a_context_rather_than_ignoring_it() {
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let key = SigningKey::generate(&mut rng);
+    let sig = key.sign(b"msg").to_bytes();
+    let pk = key.verifying_key().to_bytes();
+    let item = Item::new(&pk, b"msg", &sig);
+    for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+        let engine = Engine::builder().backend(backend).build().unwrap();
+        assert_eq!(engine.verify(&[item]), vec![Verdict::Valid]);
+        assert_eq!(
+            engine.verify(&[item.with_context(b"ctx")]),
+            vec![Verdict::Invalid(Reject::BadContext)]
+        );
+    }
 }

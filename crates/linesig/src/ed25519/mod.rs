@@ -62,6 +62,10 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     let mut entries: Vec<UnitEntry<'_>> = Vec::with_capacity(out.len());
     for (slot, verdict) in out.iter_mut().enumerate() {
         let item = items.item(start + slot);
+        if !item.context.is_empty() {
+            *verdict = Verdict::Invalid(Reject::BadContext);
+            continue;
+        }
         match (item.public_key.try_into(), item.signature.try_into()) {
             (Ok(public_key), Ok(signature)) => entries.push(UnitEntry {
                 public_key,

@@ -41,6 +41,7 @@ impl Case {
             public_key: &self.public_key,
             message: &self.message,
             signature: &self.signature,
+            context: &[],
         }
     }
 
