@@ -24,12 +24,12 @@
 
 pub mod ed25519;
 mod engine;
-
+pub mod item;
+pub mod mldsa;
 mod verdict;
 
 pub use ed25519::{Backend, Policy};
 pub use engine::{available_cores, Engine, EngineBuilder, Error, DEFAULT_BATCH_SIZE};
-pub mod item;
 pub use item::{Item, ItemBatch, ItemSource, ItemSpans, Span};
 pub use verdict::{Reject, Verdict};
 
@@ -39,6 +39,8 @@ pub use verdict::{Reject, Verdict};
 pub enum Scheme {
     /// Ed25519 (RFC 8032) under one of the chains' acceptance policies.
     Ed25519(Policy),
+    /// ML-DSA (FIPS 204) with the given parameter set.
+    MlDsa(mldsa::ParameterSet),
 }
 
 impl Scheme {
@@ -46,7 +48,24 @@ impl Scheme {
     pub fn name(self) -> &'static str {
         match self {
             Scheme::Ed25519(_) => "ed25519",
+            Scheme::MlDsa(p) => p.name(),
         }
+    }
+}
+
+impl std::str::FromStr for Scheme {
+    type Err = String;
+    /// `ed25519` (policy `strict`; pick another with [`Scheme::Ed25519`]), `mldsa44`,
+    /// `mldsa65`, `mldsa87`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("ed25519") {
+            return Ok(Scheme::Ed25519(Policy::Strict));
+        }
+        s.parse::<mldsa::ParameterSet>()
+            .map(Scheme::MlDsa)
+            .map_err(|_| {
+                format!("unknown scheme '{s}' (available: ed25519, mldsa44, mldsa65, mldsa87)")
+            })
     }
 }
 

@@ -8,6 +8,7 @@ pub(crate) mod grouping;
 
 use crate::ed25519::{self, Backend, UnknownBackend};
 use crate::item::{Item, ItemBatch, ItemSource};
+use crate::mldsa;
 use crate::verdict::{Reject, Verdict};
 use crate::Scheme;
 use rayon::prelude::*;
@@ -232,6 +233,7 @@ impl Engine {
             Scheme::Ed25519(policy) => {
                 ed25519::verify_unit(policy, self.backend, items, start, out)
             }
+            Scheme::MlDsa(parameter_set) => mldsa::verify_unit(parameter_set, items, start, out),
         }
     }
 }
