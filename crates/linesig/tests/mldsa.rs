@@ -132,6 +132,9 @@ fn wycheproof_mldsa44_through_the_engine() {
     assert_eq!((verdicts.len(), valid), (180, 77));
 }
 
+/// (public key, message, signature, context, what was done to it).
+type Case = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, &'static str);
+
 /// PQClean's verdict (with context) on raw bytes.
 fn pqclean_verify(ps: ParameterSet, item: &Item<'_>) -> bool {
     use pqcrypto_traits::sign::{DetachedSignature, PublicKey};
@@ -175,7 +178,7 @@ fn differential_against_pqclean_over_every_corruption_class() {
             ParameterSet::MlDsa65 => (48, 55 + 6),
             ParameterSet::MlDsa87 => (64, 75 + 8),
         };
-        let mut cases: Vec<(Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, &str)> = Vec::new();
+        let mut cases: Vec<Case> = Vec::new();
         for _ in 0..rounds {
             let mut seed = [0u8; 32];
             rng.fill_bytes(&mut seed);
