@@ -1,10 +1,12 @@
-//! `linesig bench`: the founding benchmark. Seeded signatures, verified by the engine
-//! (median of `--repeat` runs), checked against what was signed, and set against a
-//! yardstick measured in the same run on the same items.
+//! `linesig bench`: seeded signatures for a scheme, verified by the engine (median of
+//! `--repeat` runs), checked against what was signed, and set against yardsticks measured
+//! in the same run on the same items. Also one-thread rows per operation (keygen, sign,
+//! verify: mean, min, max, iterations, ops/s).
 
 use crate::clock::{median, time, Timing};
 use crate::progress::Progress;
-use crate::workload::{Workload, WorkloadSpec};
+use crate::schemes::{parse_scheme, yardsticks, Ed25519Signer, MlDsaSigner, Yardstick};
+use crate::workload::{seed32, Signer, Workload, WorkloadSpec};
 use crate::{parse_backend, CliError};
 use clap::{Args, ValueEnum};
 use linesig::{Engine, Item, Policy, Scheme, Verdict};
@@ -13,7 +15,7 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Scheme to benchmark (only ed25519 in this build).
+    /// Scheme: ed25519, mldsa44, mldsa65 or mldsa87.
     #[arg(long, default_value = "ed25519")]
     scheme: String,
     /// Signatures to generate and verify.
@@ -31,13 +33,13 @@ pub struct BenchArgs {
     /// Items per work unit.
     #[arg(long, default_value_t = 512)]
     batch: usize,
-    /// Acceptance policy: strict, zip215 or zip215-strict.
-    #[arg(long, default_value = "strict")]
-    policy: Policy,
+    /// Ed25519 acceptance policy: strict (default), zip215 or zip215-strict.
+    #[arg(long)]
+    policy: Option<Policy>,
     /// Fraction of signatures to corrupt (seeded); each must be reported invalid.
     #[arg(long, default_value_t = 0.0)]
     invalid: f64,
-    /// Backend: auto, or a name (reference).
+    /// Ed25519 backend: auto, avx2 or reference.
     #[arg(long, default_value = "auto")]
     backend: String,
     /// Sweep workers × batch sizes and mark the best.
@@ -52,19 +54,23 @@ pub struct BenchArgs {
     /// Verification runs per configuration; the median is reported.
     #[arg(long, default_value_t = 3)]
     repeat: usize,
-    /// Yardstick measured in the same run.
-    #[arg(long, value_enum, default_value_t = Yardstick::Dalek)]
-    yardstick: Yardstick,
+    /// Yardsticks measured in the same run: the scheme's usual ones, or none.
+    #[arg(long, value_enum, default_value_t = YardstickChoice::Auto)]
+    yardstick: YardstickChoice,
+    /// Iterations of each one-thread operation row (keygen, sign, verify); 0 skips them.
+    #[arg(long, default_value_t = 200)]
+    op_iterations: usize,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum Yardstick {
-    /// ed25519-dalek `verify_strict`, one thread, one item at a time.
-    Dalek,
+enum YardstickChoice {
+    /// ed25519-dalek `verify_strict` for Ed25519; libcrux and PQClean for ML-DSA.
+    #[value(alias = "dalek")]
+    Auto,
     None,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Copy, Serialize)]
 struct YardstickReport {
     name: &'static str,
     wall_seconds: f64,
@@ -77,10 +83,21 @@ struct YardstickReport {
     agrees_with_expectation: bool,
 }
 
+/// One operation timed call by call on one thread.
+#[derive(Serialize)]
+struct OperationRow {
+    operation: &'static str,
+    iterations: usize,
+    mean_us: f64,
+    min_us: f64,
+    max_us: f64,
+    ops_per_s: f64,
+}
+
 #[derive(Serialize)]
 struct RunReport {
     scheme: &'static str,
-    policy: &'static str,
+    policy: Option<&'static str>,
     backend: &'static str,
     cores: usize,
     workers: usize,
@@ -105,16 +122,13 @@ struct RunReport {
     mismatches: usize,
     status: &'static str,
     best: bool,
+    operations: Vec<OperationRow>,
+    /// The first of `yardsticks`, kept for readers of earlier reports.
     yardstick: Option<YardstickReport>,
+    yardsticks: Vec<YardstickReport>,
 }
 
 fn validate(args: &BenchArgs) -> Result<(), CliError> {
-    if !args.scheme.eq_ignore_ascii_case("ed25519") {
-        return Err(CliError::usage(format!(
-            "scheme '{}' is not available in this build (available: ed25519)",
-            args.scheme
-        )));
-    }
     if args.count == 0 || args.msgs_per_key == 0 || args.repeat == 0 {
         return Err(CliError::usage(
             "--count, --msgs-per-key and --repeat must be at least 1",
@@ -130,6 +144,18 @@ fn validate(args: &BenchArgs) -> Result<(), CliError> {
 
 pub fn run(args: BenchArgs) -> Result<bool, CliError> {
     validate(&args)?;
+    let scheme = parse_scheme(&args.scheme, args.policy)?;
+    match scheme {
+        Scheme::Ed25519(_) => run_scheme(&args, scheme, &Ed25519Signer),
+        Scheme::MlDsa(ps) => run_scheme(&args, scheme, &MlDsaSigner(ps)),
+        other => Err(CliError::usage(format!(
+            "no benchmark for {}",
+            other.name()
+        ))),
+    }
+}
+
+fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result<bool, CliError> {
     let started = Instant::now();
     let cores = linesig::available_cores();
     let backend = parse_backend(&args.backend)?;
@@ -141,7 +167,7 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
         invalid_fraction: args.invalid,
         seed: args.seed,
     };
-    let workload = Workload::generate(&spec, show);
+    let workload = Workload::generate(signer, &spec, show);
     let items = workload.items();
 
     let configs: Vec<(usize, usize)> = if args.sweep {
@@ -161,7 +187,7 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
     let mut runs = Vec::new();
     for (workers, batch) in configs {
         let mut builder = Engine::builder()
-            .scheme(Scheme::Ed25519(args.policy))
+            .scheme(scheme)
             .workers(workers)
             .batch_size(batch);
         if let Some(b) = backend {
@@ -173,8 +199,11 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
         let mut timings = Vec::new();
         let mut mismatches = 0;
         for round in 0..args.repeat {
-            let label = format!("verify {}/{}", round + 1, args.repeat);
-            let progress = Progress::new(&label, Some(items.len() as u64), show);
+            let progress = Progress::new(
+                &format!("verify {}/{}", round + 1, args.repeat),
+                Some(items.len() as u64),
+                show,
+            );
             let (verdicts, timing) =
                 time(|| engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64)));
             progress.finish();
@@ -184,40 +213,47 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
         runs.push((engine, timings, mismatches));
     }
 
-    let yardstick = match args.yardstick {
-        Yardstick::Dalek => Some(measure_dalek(
-            &items,
-            &workload.expect_valid,
-            args.repeat,
-            show,
-        )),
-        Yardstick::None => None,
+    let chosen = match args.yardstick {
+        YardstickChoice::Auto => yardsticks(scheme),
+        YardstickChoice::None => Vec::new(),
     };
+    let measured: Vec<(&Yardstick, YardstickRun)> = chosen
+        .iter()
+        .map(|y| {
+            (
+                y,
+                measure_yardstick(y, &items, &workload.expect_valid, args.repeat, show),
+            )
+        })
+        .collect();
+    let operations = operation_rows(scheme, signer, &items, args.op_iterations, args.seed);
 
-    let reports: Vec<RunReport> = runs
+    let mut reports: Vec<RunReport> = runs
         .iter()
         .map(|(engine, timings, mismatches)| {
             report(
-                &args,
+                args,
+                scheme,
                 cores,
                 &workload,
                 engine,
                 timings,
                 *mismatches,
-                yardstick.as_ref(),
+                &measured,
             )
         })
         .collect();
-    let best = reports
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.throughput_per_s.total_cmp(&b.1.throughput_per_s))
-        .map(|(i, _)| i)
+    let best = (0..reports.len())
+        .max_by(|&a, &b| {
+            reports[a]
+                .throughput_per_s
+                .total_cmp(&reports[b].throughput_per_s)
+        })
         .unwrap_or(0);
-    let mut reports = reports;
     if args.sweep {
         reports[best].best = true;
     }
+    reports[best].operations = operations;
     let success = reports.iter().all(|r| r.mismatches == 0);
 
     if args.json {
@@ -228,7 +264,7 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
         if args.sweep {
             print_sweep(&reports);
         }
-        print_report(&reports[best], &workload, started.elapsed().as_secs_f64());
+        print_report(scheme, &reports[best], started.elapsed().as_secs_f64());
     }
     Ok(success)
 }
@@ -242,18 +278,23 @@ fn count_mismatches(verdicts: &[Verdict], expect_valid: &[bool]) -> usize {
         + verdicts.len().abs_diff(expect_valid.len())
 }
 
-struct DalekRun {
+struct YardstickRun {
     timing: Timing,
     agrees: bool,
 }
 
-/// ed25519-dalek `verify_strict` as a user would loop it: decode each key, verify.
-fn measure_dalek(items: &[Item<'_>], expect_valid: &[bool], repeat: usize, show: bool) -> DalekRun {
+fn measure_yardstick(
+    y: &Yardstick,
+    items: &[Item<'_>],
+    expect_valid: &[bool],
+    repeat: usize,
+    show: bool,
+) -> YardstickRun {
     let mut timings = Vec::new();
     let mut agrees = true;
     for round in 0..repeat {
         let progress = Progress::new(
-            &format!("dalek {}/{}", round + 1, repeat),
+            &format!("yardstick {}/{}", round + 1, repeat),
             Some(items.len() as u64),
             show,
         );
@@ -262,17 +303,7 @@ fn measure_dalek(items: &[Item<'_>], expect_valid: &[bool], repeat: usize, show:
                 .iter()
                 .map(|it| {
                     progress.inc(1);
-                    let (Ok(pk), Ok(sig)) = (
-                        <[u8; 32]>::try_from(it.public_key),
-                        <[u8; 64]>::try_from(it.signature),
-                    ) else {
-                        return false;
-                    };
-                    ed25519_dalek::VerifyingKey::from_bytes(&pk)
-                        .and_then(|k| {
-                            k.verify_strict(it.message, &ed25519_dalek::Signature::from_bytes(&sig))
-                        })
-                        .is_ok()
+                    (y.verify)(it)
                 })
                 .collect::<Vec<bool>>()
         });
@@ -280,20 +311,79 @@ fn measure_dalek(items: &[Item<'_>], expect_valid: &[bool], repeat: usize, show:
         agrees &= valid == expect_valid;
         timings.push(timing);
     }
-    DalekRun {
+    YardstickRun {
         timing: median(timings),
         agrees,
     }
 }
 
+/// Keygen, sign and single verify, each timed call by call on this thread.
+fn operation_rows<S: Signer>(
+    scheme: Scheme,
+    signer: &S,
+    items: &[Item<'_>],
+    iterations: usize,
+    seed: u64,
+) -> Vec<OperationRow> {
+    if iterations == 0 {
+        return Vec::new();
+    }
+    fn row(operation: &'static str, mut one: impl FnMut(usize), iterations: usize) -> OperationRow {
+        let mut each = Vec::with_capacity(iterations);
+        for i in 0..iterations {
+            let t = Instant::now();
+            one(i);
+            each.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        let mean = each.iter().sum::<f64>() / iterations as f64;
+        OperationRow {
+            operation,
+            iterations,
+            mean_us: mean,
+            min_us: each.iter().copied().fold(f64::INFINITY, f64::min),
+            max_us: each.iter().copied().fold(0.0, f64::max),
+            ops_per_s: 1e6 / mean,
+        }
+    }
+    let (_, secret) = signer.keygen(seed32(seed, 5, 0));
+    let message = vec![0x5au8; items.first().map_or(32, |i| i.message.len())];
+    vec![
+        row(
+            "keygen",
+            |i| drop(std::hint::black_box(signer.keygen(seed32(seed, 5, i)))),
+            iterations,
+        ),
+        row(
+            "sign",
+            |i| {
+                drop(std::hint::black_box(signer.sign(
+                    &secret,
+                    &message,
+                    seed32(seed, 6, i),
+                )))
+            },
+            iterations,
+        ),
+        row(
+            "verify",
+            |i| {
+                std::hint::black_box(scheme.verify(&items[i % items.len()]));
+            },
+            iterations,
+        ),
+    ]
+}
+
+#[allow(clippy::too_many_arguments)]
 fn report(
     args: &BenchArgs,
+    scheme: Scheme,
     cores: usize,
     workload: &Workload,
     engine: &Engine,
     timings: &[Timing],
     mismatches: usize,
-    yardstick: Option<&DalekRun>,
+    yardsticks: &[(&Yardstick, YardstickRun)],
 ) -> RunReport {
     let n = workload.len() as f64;
     let m = median(timings.to_vec());
@@ -301,25 +391,34 @@ fn report(
     let cpu = m.cpu.map(|c| c.as_secs_f64());
     let throughput = n / wall;
     let throughput_cpu = cpu.filter(|&c| c > 0.0).map(|c| n / c);
-    let yardstick = yardstick.map(|y| {
-        let y_wall = y.timing.wall.as_secs_f64();
-        let y_cpu = y.timing.cpu.map(|c| c.as_secs_f64()).filter(|&c| c > 0.0);
-        let y_throughput = n / y_wall;
-        let y_throughput_cpu = y_cpu.map(|c| n / c);
-        YardstickReport {
-            name: "ed25519-dalek verify_strict, 1 thread",
-            wall_seconds: y_wall,
-            throughput_per_s: y_throughput,
-            throughput_per_cpu_s: y_throughput_cpu,
-            ratio: throughput / y_throughput,
-            ratio_per_cpu: throughput_cpu.zip(y_throughput_cpu).map(|(a, b)| a / b),
-            agrees_with_expectation: y.agrees,
-        }
-    });
+    let yardsticks: Vec<YardstickReport> = yardsticks
+        .iter()
+        .map(|(y, run)| {
+            let y_wall = run.timing.wall.as_secs_f64();
+            let y_cpu = run.timing.cpu.map(|c| c.as_secs_f64()).filter(|&c| c > 0.0);
+            let y_throughput = n / y_wall;
+            let y_throughput_cpu = y_cpu.map(|c| n / c);
+            YardstickReport {
+                name: y.name,
+                wall_seconds: y_wall,
+                throughput_per_s: y_throughput,
+                throughput_per_cpu_s: y_throughput_cpu,
+                ratio: throughput / y_throughput,
+                ratio_per_cpu: throughput_cpu.zip(y_throughput_cpu).map(|(a, b)| a / b),
+                agrees_with_expectation: run.agrees,
+            }
+        })
+        .collect();
     RunReport {
-        scheme: "ed25519",
-        policy: args.policy.name(),
-        backend: engine.backend().name(),
+        scheme: scheme.name(),
+        policy: match scheme {
+            Scheme::Ed25519(p) => Some(p.name()),
+            _ => None,
+        },
+        backend: match scheme {
+            Scheme::Ed25519(_) => engine.backend().name(),
+            _ => "libcrux",
+        },
         cores,
         workers: engine.workers(),
         batch: engine.batch_size(),
@@ -353,7 +452,9 @@ fn report(
             "FAILURE"
         },
         best: false,
-        yardstick,
+        operations: Vec::new(),
+        yardstick: yardsticks.first().copied(),
+        yardsticks,
     }
 }
 
@@ -394,11 +495,8 @@ fn print_sweep(reports: &[RunReport]) {
     println!();
 }
 
-fn print_report(r: &RunReport, workload: &Workload, total_seconds: f64) {
-    println!(
-        "linesig bench: Ed25519, policy {}, backend {}",
-        r.policy, r.backend
-    );
+fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
+    println!("linesig bench: {}, backend {}", scheme.label(), r.backend);
     println!("CPU cores:              {}", r.cores);
     println!("Workers:                {}", r.workers);
     println!("Batch size:             {}", r.batch);
@@ -418,7 +516,6 @@ fn print_report(r: &RunReport, workload: &Workload, total_seconds: f64) {
         "Verification time:      {:.3} s (median of {}; min {:.3}, max {:.3})",
         r.wall_seconds, r.repeats, r.wall_seconds_min, r.wall_seconds_max
     );
-    let valid = workload.len() - r.invalid_count;
     if r.mismatches == 0 {
         println!("STATUS: SUCCESS");
     } else {
@@ -429,10 +526,12 @@ fn print_report(r: &RunReport, workload: &Workload, total_seconds: f64) {
     }
     println!(
         "Processed:              {} signatures ({} expected valid, {} expected invalid)",
-        r.count, valid, r.invalid_count
+        r.count,
+        r.count - r.invalid_count,
+        r.invalid_count
     );
     println!(
-        "Total time:             {total_seconds:.3} s (generation, signing, every run, yardstick)"
+        "Total time:             {total_seconds:.3} s (generation, signing, every run, yardsticks)"
     );
     println!(
         "Throughput:             {} sigs/s wall; {} sigs/s per CPU-second",
@@ -447,7 +546,7 @@ fn print_report(r: &RunReport, workload: &Workload, total_seconds: f64) {
             c * 1e6 / r.count as f64
         ))
     );
-    if let Some(y) = &r.yardstick {
+    for y in &r.yardsticks {
         println!(
             "Yardstick:              {}: {} sigs/s ({:.3} s){}",
             y.name,
@@ -465,5 +564,23 @@ fn print_report(r: &RunReport, workload: &Workload, total_seconds: f64) {
             y.ratio_per_cpu
                 .map_or(String::new(), |c| format!("; {c:.2}x per CPU-second"))
         );
+    }
+    if !r.operations.is_empty() {
+        println!("One thread, call by call:");
+        println!(
+            "  {:<8} {:>10} {:>12} {:>12} {:>12} {:>12}",
+            "op", "iterations", "mean us", "min us", "max us", "ops/s"
+        );
+        for o in &r.operations {
+            println!(
+                "  {:<8} {:>10} {:>12.2} {:>12.2} {:>12.2} {:>12}",
+                o.operation,
+                o.iterations,
+                o.mean_us,
+                o.min_us,
+                o.max_us,
+                grouped(o.ops_per_s)
+            );
+        }
     }
 }

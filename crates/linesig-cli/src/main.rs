@@ -3,6 +3,7 @@
 mod bench;
 mod clock;
 mod progress;
+mod schemes;
 mod verify;
 mod workload;
 
@@ -23,9 +24,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Generate seeded signatures, verify them on all cores, report throughput against a yardstick.
+    /// Generate seeded signatures, verify them on all cores, report throughput against yardsticks.
     Bench(bench::BenchArgs),
-    /// Verify JSON Lines of {public_key, message, signature} (hex) into JSON Lines verdicts.
+    /// Verify JSON Lines of {public_key, message, signature[, context]} (hex) into JSON Lines verdicts.
     Verify(verify::VerifyArgs),
 }
 

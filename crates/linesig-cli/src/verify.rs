@@ -7,9 +7,10 @@
 //! reason and processing goes on; input is read in chunks, so memory stays bounded.
 
 use crate::progress::Progress;
+use crate::schemes::parse_scheme;
 use crate::{parse_backend, CliError};
 use clap::Args;
-use linesig::{Engine, Item, Policy, Scheme, Verdict};
+use linesig::{Engine, Item, Policy, Verdict};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
@@ -23,12 +24,12 @@ pub struct VerifyArgs {
     /// Where to write verdicts (default: stdout).
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Scheme (only ed25519 in this build).
+    /// Scheme: ed25519, mldsa44, mldsa65 or mldsa87.
     #[arg(long, default_value = "ed25519")]
     scheme: String,
-    /// Acceptance policy: strict, zip215 or zip215-strict.
-    #[arg(long, default_value = "strict")]
-    policy: Policy,
+    /// Ed25519 acceptance policy: strict (default), zip215 or zip215-strict.
+    #[arg(long)]
+    policy: Option<Policy>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     workers: Option<usize>,
@@ -94,15 +95,8 @@ struct Tally {
 }
 
 pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
-    if !args.scheme.eq_ignore_ascii_case("ed25519") {
-        return Err(CliError::usage(format!(
-            "scheme '{}' is not available in this build (available: ed25519)",
-            args.scheme
-        )));
-    }
-    let mut builder = Engine::builder()
-        .scheme(Scheme::Ed25519(args.policy))
-        .batch_size(args.batch);
+    let scheme = parse_scheme(&args.scheme, args.policy)?;
+    let mut builder = Engine::builder().scheme(scheme).batch_size(args.batch);
     if let Some(w) = args.workers {
         builder = builder.workers(w);
     }
@@ -138,14 +132,13 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
         .map_err(|e| CliError::io(format!("writing verdicts: {e}")))?;
     if !args.quiet {
         eprintln!(
-            "linesig verify: {} lines, {} valid, {} invalid, {} malformed, {:.3} s ({} policy, {} backend)",
+            "linesig verify: {} lines, {} valid, {} invalid, {} malformed, {:.3} s ({})",
             tally.lines,
             tally.valid,
             tally.invalid,
             tally.malformed,
             started.elapsed().as_secs_f64(),
-            args.policy,
-            engine.backend()
+            scheme.label()
         );
     }
     Ok(true)

@@ -178,7 +178,7 @@ fn bench_rejects_bad_options_clearly() {
         (vec!["bench", "--backend", "ifma"], "not available"),
         (vec!["bench", "--invalid", "1.5"], "fraction"),
         (vec!["bench", "--workers", "0", "--count", "10"], "workers"),
-        (vec!["bench", "--scheme", "mldsa44"], "not available"),
+        (vec!["bench", "--scheme", "slh-dsa-128s"], "unknown scheme"),
         (vec!["bench", "--policy", "lax"], "unknown Ed25519 policy"),
     ] {
         let out = linesig(&args, None);
@@ -309,4 +309,88 @@ fn verify_reads_files_and_fails_clearly_on_unreadable_ones() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_mldsa_reports_operations_and_both_yardsticks() {
+    let out = linesig(
+        &[
+            "bench",
+            "--scheme",
+            "mldsa65",
+            "--count",
+            "400",
+            "--repeat",
+            "1",
+            "--invalid",
+            "0.05",
+            "--op-iterations",
+            "10",
+            "--json",
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = &json_lines(&out)[0];
+    assert_eq!(r["scheme"], "mldsa65");
+    assert_eq!(r["status"], "SUCCESS");
+    assert_eq!(r["invalid_count"], 20);
+    let ops: Vec<&str> = r["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["keygen", "sign", "verify"]);
+    assert_eq!(r["yardsticks"].as_array().unwrap().len(), 2);
+    assert!(r["yardsticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|y| y["agrees_with_expectation"] == true));
+    let out = linesig(
+        &["bench", "--scheme", "mldsa44", "--policy", "zip215"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn verify_mldsa_lines_with_contexts() {
+    use linesig::mldsa::{self, ParameterSet};
+    let pair = mldsa::generate_key_pair(ParameterSet::MlDsa44, [7; 32]);
+    let sig = mldsa::sign(
+        ParameterSet::MlDsa44,
+        &pair.signing_key,
+        b"payload",
+        b"app-v1",
+        [3; 32],
+    )
+    .unwrap();
+    let line = |ctx: Option<&[u8]>| {
+        let mut v = serde_json::json!({
+            "public_key": hex::encode(&pair.public_key),
+            "message": hex::encode(b"payload"),
+            "signature": hex::encode(&sig),
+        });
+        if let Some(c) = ctx {
+            v["context"] = hex::encode(c).into();
+        }
+        v.to_string()
+    };
+    let input = [line(Some(b"app-v1")), line(None), line(Some(&[0u8; 256]))].join("\n");
+    let out = linesig(&["verify", "--scheme", "mldsa44"], Some(input.as_bytes()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_lines(&out);
+    assert_eq!(v[0]["valid"], true);
+    assert_eq!(v[1]["reason"], "equation_failed");
+    assert_eq!(v[2]["reason"], "bad_context");
 }

@@ -44,7 +44,24 @@ pub enum Scheme {
 }
 
 impl Scheme {
-    /// The scheme's family name, as the CLI and JSON reports spell it.
+    /// Verify one item on the portable path. An [`Engine`] gives the same verdict for the
+    /// same item, whatever its batch, backend, workers or batch size.
+    pub fn verify(self, item: &Item<'_>) -> Verdict {
+        match self {
+            Scheme::Ed25519(policy) => ed25519::verify(policy, item),
+            Scheme::MlDsa(parameter_set) => mldsa::verify(parameter_set, item),
+        }
+    }
+
+    /// A human label: "Ed25519 (policy strict)", "ML-DSA-44".
+    pub fn label(self) -> String {
+        match self {
+            Scheme::Ed25519(policy) => format!("Ed25519 (policy {policy})"),
+            Scheme::MlDsa(ps) => format!("ML-DSA-{}", &ps.name()[5..]),
+        }
+    }
+
+    /// The scheme's name, as the CLI and JSON reports spell it.
     pub fn name(self) -> &'static str {
         match self {
             Scheme::Ed25519(_) => "ed25519",

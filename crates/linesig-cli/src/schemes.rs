@@ -1,0 +1,134 @@
+//! What the CLI knows per scheme: how to parse it, how to sign for benchmarks, and which
+//! yardsticks to measure against in the same run.
+
+use crate::workload::Signer;
+use crate::CliError;
+use ed25519_dalek::Signer as _;
+use linesig::mldsa::{self, ParameterSet};
+use linesig::{Item, Policy, Scheme};
+
+/// `--scheme` and `--policy` together; a policy only means something for Ed25519.
+pub fn parse_scheme(scheme: &str, policy: Option<Policy>) -> Result<Scheme, CliError> {
+    match scheme.parse::<Scheme>().map_err(CliError::usage)? {
+        Scheme::Ed25519(_) => Ok(Scheme::Ed25519(policy.unwrap_or_default())),
+        other if policy.is_some() => Err(CliError::usage(format!(
+            "--policy applies to ed25519 only, not {}",
+            other.name()
+        ))),
+        other => Ok(other),
+    }
+}
+
+pub struct Ed25519Signer;
+
+impl Signer for Ed25519Signer {
+    type Secret = ed25519_dalek::SigningKey;
+    fn keygen(&self, seed: [u8; 32]) -> (Vec<u8>, Self::Secret) {
+        let key = ed25519_dalek::SigningKey::from_bytes(&seed);
+        (key.verifying_key().to_bytes().to_vec(), key)
+    }
+    fn sign(&self, secret: &Self::Secret, message: &[u8], _: [u8; 32]) -> Vec<u8> {
+        secret.sign(message).to_bytes().to_vec()
+    }
+}
+
+pub struct MlDsaSigner(pub ParameterSet);
+
+impl Signer for MlDsaSigner {
+    type Secret = Vec<u8>;
+    fn keygen(&self, seed: [u8; 32]) -> (Vec<u8>, Self::Secret) {
+        let pair = mldsa::generate_key_pair(self.0, seed);
+        (pair.public_key, pair.signing_key)
+    }
+    fn sign(&self, secret: &Self::Secret, message: &[u8], randomness: [u8; 32]) -> Vec<u8> {
+        // Rejection sampling fails with negligible probability; retry with fresh bytes.
+        let mut rnd = randomness;
+        loop {
+            match mldsa::sign(self.0, secret, message, b"", rnd) {
+                Ok(sig) => return sig,
+                Err(mldsa::SignError::RejectionSampling) => rnd[0] = rnd[0].wrapping_add(1),
+                Err(e) => panic!("benchmark keys are well formed: {e}"),
+            }
+        }
+    }
+}
+
+/// Does a verifier accept the item?
+pub type VerifyFn = fn(&Item<'_>) -> bool;
+
+/// A single-threaded verifier that users would otherwise run, for the ratio.
+pub struct Yardstick {
+    pub name: &'static str,
+    pub verify: VerifyFn,
+}
+
+pub fn yardsticks(scheme: Scheme) -> Vec<Yardstick> {
+    match scheme {
+        Scheme::Ed25519(_) => vec![Yardstick {
+            name: "ed25519-dalek verify_strict, 1 thread",
+            verify: dalek_verify_strict,
+        }],
+        Scheme::MlDsa(ps) => {
+            let (libcrux, pqclean): (VerifyFn, VerifyFn) = match ps {
+                ParameterSet::MlDsa44 => (
+                    |i| mldsa::verify(ParameterSet::MlDsa44, i).is_valid(),
+                    pqclean::<44>,
+                ),
+                ParameterSet::MlDsa65 => (
+                    |i| mldsa::verify(ParameterSet::MlDsa65, i).is_valid(),
+                    pqclean::<65>,
+                ),
+                ParameterSet::MlDsa87 => (
+                    |i| mldsa::verify(ParameterSet::MlDsa87, i).is_valid(),
+                    pqclean::<87>,
+                ),
+            };
+            vec![
+                Yardstick {
+                    name: "libcrux-ml-dsa verify, 1 thread",
+                    verify: libcrux,
+                },
+                Yardstick {
+                    name: "pqcrypto-mldsa (PQClean AVX2) verify, 1 thread",
+                    verify: pqclean,
+                },
+            ]
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn dalek_verify_strict(it: &Item<'_>) -> bool {
+    let (Ok(pk), Ok(sig)) = (
+        <[u8; 32]>::try_from(it.public_key),
+        <[u8; 64]>::try_from(it.signature),
+    ) else {
+        return false;
+    };
+    ed25519_dalek::VerifyingKey::from_bytes(&pk)
+        .and_then(|k| k.verify_strict(it.message, &ed25519_dalek::Signature::from_bytes(&sig)))
+        .is_ok()
+}
+
+fn pqclean<const SET: u32>(it: &Item<'_>) -> bool {
+    use pqcrypto_traits::sign::{DetachedSignature, PublicKey};
+    macro_rules! verify {
+        ($m:ident) => {{
+            use pqcrypto_mldsa::$m as m;
+            match (
+                m::PublicKey::from_bytes(it.public_key),
+                m::DetachedSignature::from_bytes(it.signature),
+            ) {
+                (Ok(pk), Ok(sig)) => {
+                    m::verify_detached_signature_ctx(&sig, it.message, it.context, &pk).is_ok()
+                }
+                _ => false,
+            }
+        }};
+    }
+    match SET {
+        44 => verify!(mldsa44),
+        65 => verify!(mldsa65),
+        _ => verify!(mldsa87),
+    }
+}
