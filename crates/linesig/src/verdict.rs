@@ -114,6 +114,16 @@ impl fmt::Display for Reject {
     }
 }
 
+/// `Ok(())` is valid; `Err(reason)` is invalid for that reason.
+impl From<Result<(), Reject>> for Verdict {
+    fn from(result: Result<(), Reject>) -> Self {
+        match result {
+            Ok(()) => Verdict::Valid,
+            Err(reason) => Verdict::Invalid(reason),
+        }
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -32,10 +32,7 @@ pub(crate) fn verify_entries(rules: Rules, entries: &mut [UnitEntry<'_>], out: &
             Ok(key) => {
                 for entry in group {
                     out[entry.slot as usize] =
-                        match check(rules, &key, entry.message, entry.signature) {
-                            Ok(()) => Verdict::Valid,
-                            Err(reason) => Verdict::Invalid(reason),
-                        };
+                        Verdict::from(check(rules, &key, entry.message, entry.signature));
                 }
             }
         }

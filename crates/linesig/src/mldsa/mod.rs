@@ -198,10 +198,7 @@ pub fn verify(parameter_set: ParameterSet, item: &Item<'_>) -> Verdict {
             _ => Err(Reject::BadLength),
         }
     });
-    match result {
-        Ok(()) => Verdict::Valid,
-        Err(reason) => Verdict::Invalid(reason),
-    }
+    Verdict::from(result)
 }
 
 /// ML-DSA.Verify_internal (FIPS 204 Algorithm 8) on the already formatted message M′,
@@ -224,10 +221,7 @@ pub fn verify_internal(
             _ => Err(Reject::BadLength),
         }
     });
-    match result {
-        Ok(()) => Verdict::Valid,
-        Err(reason) => Verdict::Invalid(reason),
-    }
+    Verdict::from(result)
 }
 
 /// Verify items `start..start + out.len()` into `out`.
