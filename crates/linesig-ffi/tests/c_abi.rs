@@ -1,0 +1,84 @@
+//! The C ABI as C sees it: the checked-in header equals what cbindgen makes of the code,
+//! and the C example compiles against it, links the static library, and runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn header_matches_the_code() {
+    let config = cbindgen::Config::from_file(crate_dir().join("cbindgen.toml")).unwrap();
+    let mut generated = Vec::new();
+    cbindgen::Builder::new()
+        .with_crate(crate_dir())
+        .with_config(config)
+        .generate()
+        .expect("cbindgen")
+        .write(&mut generated);
+    let header = crate_dir().join("include/linesig.h");
+    if std::env::var_os("LINESIG_BLESS").is_some() {
+        std::fs::write(&header, &generated).unwrap();
+    }
+    let checked_in = std::fs::read(&header).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "include/linesig.h is out of date: run `LINESIG_BLESS=1 cargo test --release -p linesig-ffi --test c_abi` and commit it"
+    );
+}
+
+/// target/<profile>/, where cargo puts liblinesig.a next to this test's deps/ folder.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+fn compile_and_run(source: &str, name: &str) -> std::process::Output {
+    let out_dir = std::env::temp_dir().join(format!("linesig-c-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let exe = out_dir.join(name);
+    let lib = profile_dir().join("liblinesig.a");
+    assert!(lib.exists(), "{} not built", lib.display());
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg(crate_dir().join(source))
+        .arg(&lib)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap_or_else(|e| panic!("running {cc}: {e}"));
+    assert!(status.success(), "compiling {source} failed");
+    let out = Command::new(&exe).output().unwrap();
+    std::fs::remove_dir_all(&out_dir).ok();
+    out
+}
+
+#[test]
+fn c_example_compiles_links_and_verifies() {
+    let out = compile_and_run("examples/verify.c", "verify");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("item 0: valid"), "{stdout}");
+    assert!(stdout.contains("item 1: equation_failed"), "{stdout}");
+    assert!(stdout.contains("item 2: bad_length"), "{stdout}");
+}
+
+#[test]
+fn c_error_paths_return_status_codes() {
+    let out = compile_and_run("tests/errors.c", "errors");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
