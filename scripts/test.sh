@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Every test: library unit tests, all Ed25519 vector sets under every policy, the
-# differential tests against the oracles, the engine contract, the CLI end to end.
-# LINESIG_SOAK_ROUNDS=N multiplies the seeded differential run (default 1 = 300 rounds).
+# Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
+# tests against the oracles on every backend, the engine contract, the CLI end to end,
+# the C ABI (header drift, C example, error paths) and the Go binding.
+# LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
 cargo test --release --locked --workspace
+# The Go binding links target/release/liblinesig.a.
+cargo build --release --locked -p linesig-ffi
+if ! command -v go >/dev/null 2>&1; then
+    echo "linesig: go not found; install Go 1.22 or newer to test bindings/go" >&2
+    exit 1
+fi
+(cd bindings/go && go vet ./... && go test ./...)

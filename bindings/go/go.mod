@@ -1,0 +1,3 @@
+module github.com/linesig/linesig/bindings/go
+
+go 1.22

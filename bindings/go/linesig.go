@@ -1,0 +1,164 @@
+// Package linesig verifies batches of signatures on all cores through linesig's C ABI:
+// one verdict per item, bit-exact with the chain's reference (Ed25519 policies for
+// Solana today, SIMD-0376 and ZIP-215; ML-DSA-44/65/87).
+//
+// Build the static library first (from the repository root):
+//
+//	cargo build --release -p linesig-ffi
+package linesig
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../crates/linesig-ffi/include
+#cgo LDFLAGS: ${SRCDIR}/../../target/release/liblinesig.a -lpthread -ldl -lm
+#include "linesig.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// Scheme is the signature scheme an engine verifies.
+type Scheme uint32
+
+const (
+	Ed25519 Scheme = C.LINESIG_SCHEME_ED25519
+	MLDSA44 Scheme = C.LINESIG_SCHEME_MLDSA44
+	MLDSA65 Scheme = C.LINESIG_SCHEME_MLDSA65
+	MLDSA87 Scheme = C.LINESIG_SCHEME_MLDSA87
+)
+
+// Policy is an Ed25519 acceptance rule.
+type Policy uint32
+
+const (
+	// Strict is Solana mainnet today (ed25519-dalek verify_strict).
+	Strict Policy = 0
+	// Zip215 is Zcash and Cosmos (ed25519-zebra, ed25519-consensus).
+	Zip215 Policy = 1
+	// Zip215Strict is Solana SIMD-0376.
+	Zip215Strict Policy = 2
+)
+
+// Config configures an engine; the zero value is Ed25519, Strict, all cores, batch 512.
+type Config struct {
+	Scheme    Scheme
+	Policy    Policy
+	Workers   int // 0: all cores
+	BatchSize int // 0: 512
+}
+
+// Item is one signature to verify. Context is for ML-DSA (at most 255 bytes); it must be
+// empty for Ed25519.
+type Item struct {
+	PublicKey []byte
+	Message   []byte
+	Signature []byte
+	Context   []byte
+}
+
+// Engine is a verifier with its own worker pool. Safe for concurrent use; Close it when
+// done (a finalizer frees it otherwise).
+type Engine struct {
+	ptr *C.LinesigEngine
+}
+
+func statusError(status C.int) error {
+	return fmt.Errorf("linesig: %s", C.GoString(C.linesig_status_message(status)))
+}
+
+// NewEngine creates an engine.
+func NewEngine(cfg Config) (*Engine, error) {
+	if cfg.Workers < 0 || cfg.BatchSize < 0 {
+		return nil, errors.New("linesig: Workers and BatchSize must not be negative")
+	}
+	c := C.LinesigConfig{
+		scheme:     C.uint32_t(cfg.Scheme),
+		policy:     C.uint32_t(cfg.Policy),
+		workers:    C.uint32_t(cfg.Workers),
+		batch_size: C.uint32_t(cfg.BatchSize),
+	}
+	var ptr *C.LinesigEngine
+	if status := C.linesig_engine_new(&c, &ptr); status != C.LINESIG_STATUS_OK {
+		return nil, statusError(status)
+	}
+	e := &Engine{ptr: ptr}
+	runtime.SetFinalizer(e, (*Engine).Close)
+	return e, nil
+}
+
+// Close frees the engine; later calls fail.
+func (e *Engine) Close() {
+	if e.ptr != nil {
+		C.linesig_engine_free(e.ptr)
+		e.ptr = nil
+	}
+}
+
+// Backend names the Ed25519 backend in use ("reference", "avx2").
+func (e *Engine) Backend() string {
+	return C.GoString(C.linesig_engine_backend(e.ptr))
+}
+
+// Verify returns one verdict per item, in order: true for valid.
+func (e *Engine) Verify(items []Item) ([]bool, error) {
+	codes, err := e.VerifyReasons(items)
+	valid := make([]bool, len(codes))
+	for i, c := range codes {
+		valid[i] = c == 0
+	}
+	return valid, err
+}
+
+// VerifyReasons returns one code per item: 0 for valid, else the reason (see Reason).
+func (e *Engine) VerifyReasons(items []Item) ([]uint8, error) {
+	if e.ptr == nil {
+		return nil, errors.New("linesig: engine is closed")
+	}
+	n := len(items)
+	if n == 0 {
+		return []uint8{}, nil
+	}
+	// The field descriptors point into Go memory, so they live in C memory (cgo forbids
+	// Go memory that holds Go pointers); the bytes they point to are pinned for the call.
+	size := C.size_t(unsafe.Sizeof(C.LinesigBytes{}))
+	fields := (*[1 << 28]C.LinesigBytes)(C.malloc(size * C.size_t(4*n)))[: 4*n : 4*n]
+	defer C.free(unsafe.Pointer(&fields[0]))
+	var pinner runtime.Pinner
+	defer pinner.Unpin()
+	describe := func(b []byte) C.LinesigBytes {
+		if len(b) == 0 {
+			return C.LinesigBytes{ptr: nil, len: 0}
+		}
+		pinner.Pin(&b[0])
+		return C.LinesigBytes{ptr: (*C.uint8_t)(unsafe.Pointer(&b[0])), len: C.size_t(len(b))}
+	}
+	for i, it := range items {
+		fields[i] = describe(it.PublicKey)
+		fields[n+i] = describe(it.Message)
+		fields[2*n+i] = describe(it.Signature)
+		fields[3*n+i] = describe(it.Context)
+	}
+	verdicts := make([]uint8, n)
+	pinner.Pin(&verdicts[0])
+	status := C.linesig_verify(e.ptr, C.size_t(n), &fields[0], &fields[n], &fields[2*n], &fields[3*n],
+		(*C.uint8_t)(unsafe.Pointer(&verdicts[0])))
+	runtime.KeepAlive(e)
+	if status != C.LINESIG_STATUS_OK {
+		return nil, statusError(status)
+	}
+	return verdicts, nil
+}
+
+// Reason names a verdict code: "valid", "bad_length", "equation_failed", …
+func Reason(code uint8) string {
+	return C.GoString(C.linesig_reason_name(C.uint8_t(code)))
+}
+
+// Version is the linesig library version.
+func Version() string {
+	return C.GoString(C.linesig_version())
+}
