@@ -9,7 +9,7 @@ package linesig
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../crates/linesig-ffi/include
-#cgo LDFLAGS: ${SRCDIR}/../../target/release/liblinesig.a -lpthread -ldl -lm
+#cgo LDFLAGS: ${SRCDIR}/../../target/release/liblinesig_ffi.a -lpthread -ldl -lm
 #include "linesig.h"
 */
 import "C"

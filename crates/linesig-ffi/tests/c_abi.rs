@@ -1,7 +1,7 @@
 //! The C ABI as C sees it: the checked-in header equals what cbindgen makes of the code,
 //! and the C example compiles against it, links the static library, and runs.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn crate_dir() -> PathBuf {
@@ -29,18 +29,27 @@ fn header_matches_the_code() {
     );
 }
 
-/// target/<profile>/, where cargo puts liblinesig.a next to this test's deps/ folder.
-fn profile_dir() -> PathBuf {
+/// The static library: `cargo test` leaves it in target/<profile>/deps/ beside this
+/// test's executable; `cargo build` copies it up to target/<profile>/.
+fn static_library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+    let deps = exe.parent().unwrap();
+    let candidates = [
+        deps.join("liblinesig_ffi.a"),
+        deps.parent().unwrap().join("liblinesig_ffi.a"),
+    ];
+    candidates
+        .iter()
+        .find(|p| p.exists())
+        .cloned()
+        .unwrap_or_else(|| panic!("liblinesig_ffi.a not found in {candidates:?}"))
 }
 
 fn compile_and_run(source: &str, name: &str) -> std::process::Output {
     let out_dir = std::env::temp_dir().join(format!("linesig-c-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&out_dir).unwrap();
     let exe = out_dir.join(name);
-    let lib = profile_dir().join("liblinesig.a");
-    assert!(lib.exists(), "{} not built", lib.display());
+    let lib = static_library();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
