@@ -9,8 +9,9 @@
 
 use linesig::mldsa::ParameterSet;
 use linesig::{Backend, Engine, Item, ItemSource, Policy, Reject, Scheme, Verdict};
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::LazyLock;
 
 /// Status of a call. 0 is success.
 #[repr(C)]
@@ -271,6 +272,24 @@ pub extern "C" fn linesig_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
+/// NUL-terminated copies of the library's own names (made once, kept for the process),
+/// so C sees exactly `Reject::as_str` and `Backend::name`.
+struct Names {
+    reasons: Vec<(u8, CString)>,
+    backends: Vec<(Backend, CString)>,
+}
+
+static NAMES: LazyLock<Names> = LazyLock::new(|| {
+    let c = |s: &str| CString::new(s).expect("names have no NUL");
+    Names {
+        reasons: Reject::ALL
+            .iter()
+            .map(|r| (r.code(), c(r.as_str())))
+            .collect(),
+        backends: Backend::ALL.iter().map(|b| (*b, c(b.name()))).collect(),
+    }
+});
+
 /// The Ed25519 backend an engine runs ("reference", "avx2"), or "" for null.
 ///
 /// # Safety
@@ -281,10 +300,12 @@ pub unsafe extern "C" fn linesig_engine_backend(engine: *const LinesigEngine) ->
         return c"".as_ptr();
     }
     // SAFETY: non-null engine from linesig_engine_new.
-    match unsafe { &(*engine).engine }.backend() {
-        Backend::Avx2 => c"avx2".as_ptr(),
-        _ => c"reference".as_ptr(),
-    }
+    let backend = unsafe { &(*engine).engine }.backend();
+    NAMES
+        .backends
+        .iter()
+        .find(|(b, _)| *b == backend)
+        .map_or(c"".as_ptr(), |(_, n)| n.as_ptr())
 }
 
 /// The name of a verdict code: "valid" for 0, "bad_length", "equation_failed", …, or
@@ -294,20 +315,8 @@ pub extern "C" fn linesig_reason_name(code: u8) -> *const c_char {
     if code == 0 {
         return c"valid".as_ptr();
     }
-    const NAMES: [(u8, &std::ffi::CStr); 11] = [
-        (1, c"bad_length"),
-        (2, c"bad_public_key"),
-        (3, c"bad_signature_r"),
-        (4, c"non_canonical_s"),
-        (5, c"small_order_key"),
-        (6, c"small_order_r"),
-        (7, c"non_canonical_encoding"),
-        (8, c"equation_failed"),
-        (9, c"bad_context"),
-        (10, c"malformed_hint"),
-        (11, c"norm_bound_exceeded"),
-    ];
     NAMES
+        .reasons
         .iter()
         .find(|(c, _)| *c == code)
         .map_or(c"unknown".as_ptr(), |(_, n)| n.as_ptr())
