@@ -24,8 +24,10 @@ impl Verdict {
     }
 }
 
-/// Why an item was rejected. Checks run in this order, and the first failing one names
-/// the verdict: lengths, then the public key, then S, then R, then the equation.
+/// Why an item was rejected. For Ed25519 the checks run in this order, and the first
+/// failing one names the verdict: context (none allowed), lengths, the public key, S, R,
+/// then the equation. ML-DSA reports context, lengths, then FIPS 204 Algorithm 8's
+/// checks in its order (hint, norm bound, commitment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Reject {
