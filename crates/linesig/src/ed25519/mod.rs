@@ -86,19 +86,27 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     }
 }
 
+/// The byte-level rule every backend applies to a public key before decoding it:
+/// canonical bytes where the policy demands them. Decompression and the small-order test
+/// are arithmetic, left to the backend.
+pub(crate) fn precheck_key(rules: Rules, public_key: &[u8; PUBLIC_KEY_LEN]) -> Result<(), Reject> {
+    if rules.canonical_encodings && !is_canonical_encoding(public_key) {
+        return Err(Reject::NonCanonicalEncoding);
+    }
+    Ok(())
+}
+
 /// The byte-level checks every backend applies to a signature before any arithmetic,
-/// returning (R bytes, S bytes): S < L (RFC 8032 §5.1.7), then R's encoding rules. A
+/// returning (R bytes, S): S < L (RFC 8032 §5.1.7), then R's encoding rules. A
 /// non-canonical R can never equal the fresh encoding `Strict` compares it with, and a
 /// canonical one encodes a small-order point exactly when it is one of the eight
 /// canonical small-order encodings, so `Strict` needs no decoding of R at all.
 pub(crate) fn precheck_signature(
     rules: Rules,
     signature: &[u8; SIGNATURE_LEN],
-) -> Result<(&[u8; 32], &[u8; 32]), Reject> {
+) -> Result<(&[u8; 32], Scalar), Reject> {
     let (r, s) = split_signature(signature);
-    if Option::<Scalar>::from(Scalar::from_canonical_bytes(*s)).is_none() {
-        return Err(Reject::NonCanonicalS);
-    }
+    let s: Scalar = Option::from(Scalar::from_canonical_bytes(*s)).ok_or(Reject::NonCanonicalS)?;
     if (!rules.cofactored || rules.canonical_encodings) && !is_canonical_encoding(r) {
         return Err(Reject::NonCanonicalEncoding);
     }

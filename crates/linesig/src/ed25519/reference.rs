@@ -2,13 +2,11 @@
 //! double-base scalar multiplication dispatches to its own AVX2 code at run time). It is
 //! also the oracle every lane backend is differential-tested against.
 
-use super::encoding::is_canonical_encoding;
 use super::policy::Rules;
-use super::{challenge, precheck_signature, UnitEntry};
+use super::{challenge, precheck_key, precheck_signature, UnitEntry};
 use crate::engine::grouping::key_groups;
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
-use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::IsIdentity;
 
 /// A public key decoded once per work unit and reused for every signature under it.
@@ -41,9 +39,7 @@ pub(crate) fn verify_entries(rules: Rules, entries: &mut [UnitEntry<'_>], out: &
 
 /// Decode A under `rules`: canonicality (if required), decompression, small order.
 fn decode_key(rules: Rules, bytes: &[u8; 32]) -> Result<DecodedKey, Reject> {
-    if rules.canonical_encodings && !is_canonical_encoding(bytes) {
-        return Err(Reject::NonCanonicalEncoding);
-    }
+    precheck_key(rules, bytes)?;
     let a = CompressedEdwardsY(*bytes)
         .decompress()
         .ok_or(Reject::BadPublicKey)?;
@@ -62,8 +58,7 @@ fn check(
     message: &[u8],
     signature: &[u8; 64],
 ) -> Result<(), Reject> {
-    let (r_bytes, s_bytes) = precheck_signature(rules, signature)?;
-    let s = Scalar::from_bytes_mod_order(*s_bytes); // canonical: checked by the precheck
+    let (r_bytes, s) = precheck_signature(rules, signature)?;
     let k = challenge(r_bytes, &key.bytes, message);
     let sb_minus_ka = EdwardsPoint::vartime_double_scalar_mul_basepoint(&k, &key.minus_a, &s);
     if rules.cofactored {

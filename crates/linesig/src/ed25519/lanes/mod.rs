@@ -16,10 +16,9 @@
 mod point;
 mod scalar;
 
-use super::encoding::is_canonical_encoding;
 use super::field::{LaneField, MAX_LANES};
 use super::policy::Rules;
-use super::{challenge, precheck_signature, UnitEntry};
+use super::{challenge, precheck_key, precheck_signature, UnitEntry};
 use crate::engine::grouping::key_groups;
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
@@ -86,10 +85,9 @@ pub(crate) fn verify_entries<F: LaneField>(
     let mut key_state: Vec<Result<u32, Reject>> = vec![Err(Reject::BadPublicKey); groups.len()];
     let mut to_decode = Vec::with_capacity(groups.len());
     for (g, range) in groups.iter().enumerate() {
-        if rules.canonical_encodings && !is_canonical_encoding(entries[range.start].public_key) {
-            key_state[g] = Err(Reject::NonCanonicalEncoding);
-        } else {
-            to_decode.push(g);
+        match precheck_key(rules, entries[range.start].public_key) {
+            Err(reason) => key_state[g] = Err(reason),
+            Ok(()) => to_decode.push(g),
         }
     }
     let mut tables: Vec<Table<F>> = Vec::with_capacity(to_decode.len());
@@ -138,7 +136,7 @@ pub(crate) fn verify_entries<F: LaneField>(
                     slot: entry.slot,
                     table,
                     r: *r,
-                    s: *s,
+                    s: s.to_bytes(),
                     k: challenge(r, entry.public_key, entry.message).to_bytes(),
                 }),
             }
