@@ -26,6 +26,17 @@ fn linesig(args: &[&str], stdin: Option<&[u8]>) -> Output {
     out
 }
 
+/// Run linesig and require success, showing its stderr otherwise.
+fn linesig_ok(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let out = linesig(args, stdin);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn json_lines(out: &Output) -> Vec<Value> {
     String::from_utf8(out.stdout.clone())
         .unwrap()
@@ -36,7 +47,7 @@ fn json_lines(out: &Output) -> Vec<Value> {
 
 #[test]
 fn bench_json_reports_success_and_every_field() {
-    let out = linesig(
+    let out = linesig_ok(
         &[
             "bench",
             "--count",
@@ -48,11 +59,6 @@ fn bench_json_reports_success_and_every_field() {
             "none",
         ],
         None,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let runs = json_lines(&out);
     assert_eq!(runs.len(), 1);
@@ -83,7 +89,7 @@ fn bench_json_reports_success_and_every_field() {
 
 #[test]
 fn bench_with_invalid_signatures_reports_them_all_invalid() {
-    let out = linesig(
+    let out = linesig_ok(
         &[
             "bench",
             "--count",
@@ -98,11 +104,6 @@ fn bench_with_invalid_signatures_reports_them_all_invalid() {
         ],
         None,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let r = &json_lines(&out)[0];
     assert_eq!(r["status"], "SUCCESS");
     assert_eq!(r["invalid_count"], 60);
@@ -112,7 +113,7 @@ fn bench_with_invalid_signatures_reports_them_all_invalid() {
 
 #[test]
 fn bench_text_report_has_the_founding_lines() {
-    let out = linesig(
+    let out = linesig_ok(
         &[
             "bench",
             "--count",
@@ -128,7 +129,6 @@ fn bench_text_report_has_the_founding_lines() {
         ],
         None,
     );
-    assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     for line in [
         "CPU cores:",
@@ -151,7 +151,7 @@ fn bench_text_report_has_the_founding_lines() {
 
 #[test]
 fn bench_sweep_marks_exactly_one_best() {
-    let out = linesig(
+    let out = linesig_ok(
         &[
             "bench",
             "--count",
@@ -165,7 +165,6 @@ fn bench_sweep_marks_exactly_one_best() {
         ],
         None,
     );
-    assert!(out.status.success());
     let runs = json_lines(&out);
     assert!(runs.len() >= 6);
     assert_eq!(runs.iter().filter(|r| r["best"] == true).count(), 1);
@@ -230,7 +229,7 @@ fn verify_handles_ten_thousand_lines_with_garbage() {
         input.push(b'\n');
         expect.push(want);
     }
-    let out = linesig(
+    let out = linesig_ok(
         &[
             "verify",
             "--policy",
@@ -243,11 +242,6 @@ fn verify_handles_ten_thousand_lines_with_garbage() {
             "1000",
         ],
         Some(&input),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let verdicts = json_lines(&out);
     assert_eq!(verdicts.len(), 10_000);
@@ -282,7 +276,7 @@ fn verify_reads_files_and_fails_clearly_on_unreadable_ones() {
         r#"{"public_key":"d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a","message":"","signature":"e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"}"#,
         "\n"
     )).unwrap();
-    let out = linesig(
+    linesig_ok(
         &[
             "verify",
             "--input",
@@ -293,11 +287,6 @@ fn verify_reads_files_and_fails_clearly_on_unreadable_ones() {
             "zip215-strict",
         ],
         None,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(
         std::fs::read_to_string(&output).unwrap().trim(),
@@ -313,7 +302,7 @@ fn verify_reads_files_and_fails_clearly_on_unreadable_ones() {
 
 #[test]
 fn bench_mldsa_reports_operations_and_both_yardsticks() {
-    let out = linesig(
+    let out = linesig_ok(
         &[
             "bench",
             "--scheme",
@@ -329,11 +318,6 @@ fn bench_mldsa_reports_operations_and_both_yardsticks() {
             "--json",
         ],
         None,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let r = &json_lines(&out)[0];
     assert_eq!(r["scheme"], "mldsa65");
@@ -383,12 +367,7 @@ fn verify_mldsa_lines_with_contexts() {
         v.to_string()
     };
     let input = [line(Some(b"app-v1")), line(None), line(Some(&[0u8; 256]))].join("\n");
-    let out = linesig(&["verify", "--scheme", "mldsa44"], Some(input.as_bytes()));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = linesig_ok(&["verify", "--scheme", "mldsa44"], Some(input.as_bytes()));
     let v = json_lines(&out);
     assert_eq!(v[0]["valid"], true);
     assert_eq!(v[1]["reason"], "equation_failed");
