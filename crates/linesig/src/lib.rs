@@ -27,6 +27,7 @@ mod engine;
 pub mod item;
 pub mod mldsa;
 mod verdict;
+pub mod wire;
 
 pub use ed25519::{Backend, Policy};
 pub use engine::{available_cores, Engine, EngineBuilder, Error, DEFAULT_BATCH_SIZE};
