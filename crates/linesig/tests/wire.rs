@@ -239,13 +239,9 @@ fn every_sanitize_rule_names_itself() {
     assert_eq!(rule(&v1_trailing), "trailing_bytes");
 }
 
-/// A precompile instruction verifying `count` signatures whose bytes live in its own data
-/// (record 0) or in instruction 0's data (the rest), as wallets lay them out.
-fn precompile_message(
-    version: Version,
-    signer: &SigningKey,
-    extra: &[(SigningKey, Vec<u8>)],
-) -> Message {
+/// A transfer plus a precompile instruction verifying one signature per `extra` entry,
+/// with signature, key and message in its own data, as wallets lay them out.
+fn precompile_message(version: Version, extra: &[(SigningKey, Vec<u8>)]) -> Message {
     let (mut m, _) = transfer(version, 1);
     m.account_keys.push(ED25519_PROGRAM_ID);
     let program = (m.account_keys.len() - 1) as u8;
