@@ -1,9 +1,14 @@
-//! The `linesig` command: `bench` (the founding benchmark) and `verify` (JSON Lines).
+//! The `linesig` command: `bench` (the founding benchmark), `verify` (JSON Lines), and the
+//! packet pipeline's `gen`, `replay` and `serve`.
 
 mod bench;
 mod clock;
+mod packet_cmds;
+mod packets;
+mod pipeline;
 mod progress;
 mod schemes;
+mod txgen;
 mod verify;
 mod workload;
 
@@ -28,6 +33,12 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Verify JSON Lines of {public_key, message, signature[, context]} (hex) into JSON Lines verdicts.
     Verify(verify::VerifyArgs),
+    /// Generate seeded Solana transactions (valid, invalid, duplicate, malformed) to a file or UDP.
+    Gen(packet_cmds::GenArgs),
+    /// Run a packet file (linesig format or pcap) through the pipeline as fast as possible.
+    Replay(packet_cmds::ReplayArgs),
+    /// Receive Solana transactions over UDP, verify them, forward or count the valid ones.
+    Serve(packet_cmds::ServeArgs),
 }
 
 /// A failure that ends the command, with its exit code.
@@ -67,6 +78,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Gen(args) => packet_cmds::gen(args),
+        Command::Replay(args) => packet_cmds::replay(args),
+        Command::Serve(args) => packet_cmds::serve(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -1,7 +1,7 @@
 //! The engine: configuration, the worker pool, work units and backend dispatch.
 //!
-//! A call is cut into work units of `batch_size` consecutive items; units run on a pool
-//! of `workers` threads, and each unit writes the verdicts of its own items, so verdict
+//! A call is cut into work units of `batch_size` consecutive items (fewer when the call
+//! is too short to give every worker a full unit); units run on a pool of `workers` threads, and each unit writes the verdicts of its own items, so verdict
 //! order is input order whatever the schedule.
 
 pub(crate) mod grouping;
@@ -75,8 +75,9 @@ impl EngineBuilder {
         self
     }
 
-    /// Items per work unit (default 512). Smaller units spread short calls over more
-    /// workers; larger ones amortise per-unit work such as key grouping.
+    /// Most items per work unit (default 512). Larger units amortise per-unit work such
+    /// as key grouping; a call with fewer than `workers × batch_size` items is split
+    /// evenly over the workers instead.
     pub fn batch_size(mut self, batch_size: usize) -> Self {
         self.batch_size = batch_size;
         self
@@ -217,7 +218,12 @@ impl Engine {
         out: &mut [Verdict],
         progress: &(dyn Fn(usize) + Sync),
     ) {
-        let batch_size = self.batch_size;
+        // A call shorter than `workers × batch_size` is cut evenly over the workers, so a
+        // small batch (a pipeline at low load) still runs on every core.
+        let batch_size = self
+            .batch_size
+            .min(items.len().div_ceil(self.workers))
+            .max(1);
         self.pool.install(|| {
             out.par_chunks_mut(batch_size)
                 .enumerate()

@@ -13,7 +13,7 @@ mod transaction;
 
 pub use error::{PrecompileRule, WireError};
 pub use transaction::{
-    parse, ParseOptions, PrecompileSignature, Transaction, Version, ED25519_PROGRAM_ID, KEY_LEN,
-    MAX_ACCOUNTS, MAX_SIGNATURES, PACKET_DATA_SIZE, SIGNATURE_LEN, V1_MAX_ACCOUNTS,
+    parse, ItemRanges, ParseOptions, PrecompileSignature, Transaction, Version, ED25519_PROGRAM_ID,
+    KEY_LEN, MAX_ACCOUNTS, MAX_SIGNATURES, PACKET_DATA_SIZE, SIGNATURE_LEN, V1_MAX_ACCOUNTS,
     V1_MAX_INSTRUCTIONS, V1_MAX_SIZE,
 };

@@ -86,6 +86,17 @@ pub struct PrecompileSignature {
     pub message: Range<usize>,
 }
 
+/// Where one triple lies in its packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemRanges {
+    pub signature: Range<usize>,
+    pub public_key: Range<usize>,
+    pub message: Range<usize>,
+    /// From an Ed25519 precompile instruction: verify with `Strict` whatever the
+    /// transaction policy, as Agave's precompile does.
+    pub precompile: bool,
+}
+
 /// A sanitized transaction: offsets into the packet it was parsed from.
 #[derive(Clone, Debug)]
 pub struct Transaction<'a> {
@@ -135,15 +146,34 @@ impl<'a> Transaction<'a> {
     /// Every (signature, key, message) triple to verify: the transaction's own signatures
     /// in signer order, then the precompile's, in instruction and record order.
     pub fn items(&self) -> impl Iterator<Item = Item<'a>> + '_ {
-        let own = (0..self.signature_count)
-            .map(|i| Item::new(self.signer(i), self.message(), self.signature(i)));
         let packet = self.packet;
-        let extra = self.precompile.iter().map(move |p| {
+        self.item_ranges().map(move |r| {
             Item::new(
-                &packet[p.public_key.clone()],
-                &packet[p.message.clone()],
-                &packet[p.signature.clone()],
+                &packet[r.public_key],
+                &packet[r.message],
+                &packet[r.signature],
             )
+        })
+    }
+
+    /// [`Transaction::items`] as packet ranges, for callers that keep the packet and
+    /// verify later (a pipeline batch).
+    pub fn item_ranges(&self) -> impl Iterator<Item = ItemRanges> + '_ {
+        let own = (0..self.signature_count).map(|i| {
+            let signature = self.signatures + i * SIGNATURE_LEN;
+            let key = self.account_keys + i * KEY_LEN;
+            ItemRanges {
+                signature: signature..signature + SIGNATURE_LEN,
+                public_key: key..key + KEY_LEN,
+                message: self.message.clone(),
+                precompile: false,
+            }
+        });
+        let extra = self.precompile.iter().map(|p| ItemRanges {
+            signature: p.signature.clone(),
+            public_key: p.public_key.clone(),
+            message: p.message.clone(),
+            precompile: true,
         });
         own.chain(extra)
     }

@@ -1,0 +1,449 @@
+//! `linesig gen`, `linesig replay` and `linesig serve`: Solana packets generated, replayed
+//! from a file, or received over UDP, through the pipeline of [`crate::pipeline`].
+
+use crate::packets::{self, LspktWriter, PcapWriter};
+use crate::pipeline::{self, ingest::Source};
+use crate::progress::Progress;
+use crate::txgen::{self, GenSpec, KeyDistribution, Label};
+use crate::{parse_backend, CliError};
+use clap::{Args, ValueEnum};
+use linesig::wire::{ParseOptions, Version};
+use linesig::{Engine, Policy, Scheme};
+use std::io::{BufWriter, Write};
+use std::net::{SocketAddr, UdpSocket};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+/// Options shared by `replay` and `serve`.
+#[derive(Args, Debug)]
+pub struct PipelineArgs {
+    /// Ed25519 policy for transaction signatures: strict (Agave today), zip215 or zip215-strict.
+    #[arg(long, default_value = "strict")]
+    policy: Policy,
+    /// Worker threads for verification (default: all cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Most signatures per verify batch.
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
+    /// Longest a packet waits for its batch to fill, in microseconds.
+    #[arg(long, default_value_t = 200)]
+    max_wait_us: u64,
+    /// Packets the parse queue holds before ingest sheds load.
+    #[arg(long, default_value_t = 16_384)]
+    queue: usize,
+    /// Dedup filter size in MiB (a Bloom filter over whole packets).
+    #[arg(long, default_value_t = 4)]
+    dedup_mb: usize,
+    /// Clear the dedup filter at least this often, in seconds.
+    #[arg(long, default_value_t = 60)]
+    dedup_reset_s: u64,
+    /// Reject v1 (SIMD-0385) transactions as malformed.
+    #[arg(long)]
+    no_v1: bool,
+    /// Also verify Ed25519 precompile instructions' signatures (under strict).
+    #[arg(long)]
+    precompile: bool,
+    /// Forward passing packets to this UDP address.
+    #[arg(long)]
+    forward: Option<SocketAddr>,
+    /// Write passing packets to this file (length-prefixed format).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write one JSON line per packet with its verdict.
+    #[arg(long)]
+    verdicts: Option<PathBuf>,
+    /// Ed25519 backend: auto, avx2 or reference.
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// Reports as JSON lines (one per second, then a summary) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Only the summary at exit, no per-second lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl PipelineArgs {
+    fn config(&self) -> Result<pipeline::Config, CliError> {
+        if self.batch == 0 || self.queue == 0 {
+            return Err(CliError::usage("--batch and --queue must be at least 1"));
+        }
+        let mut builder = Engine::builder()
+            .scheme(Scheme::Ed25519(self.policy))
+            .batch_size(linesig::DEFAULT_BATCH_SIZE);
+        if let Some(w) = self.workers {
+            builder = builder.workers(w);
+        }
+        if let Some(b) = parse_backend(&self.backend)? {
+            builder = builder.backend(b);
+        }
+        let engine = builder.build().map_err(|e| CliError::usage(e.to_string()))?;
+        Ok(pipeline::Config {
+            engine,
+            policy: self.policy,
+            parse: ParseOptions {
+                accept_v1: !self.no_v1,
+                precompile: self.precompile,
+            },
+            batch_signatures: self.batch,
+            max_wait: Duration::from_micros(self.max_wait_us),
+            queue_packets: self.queue,
+            dedup_bytes: self.dedup_mb.max(1) << 20,
+            dedup_fp_rate: 1e-6,
+            dedup_reset: Duration::from_secs(self.dedup_reset_s.max(1)),
+            forward: self.forward,
+            out: self.out.clone(),
+            verdicts: self.verdicts.clone(),
+            json: self.json,
+            report_every: (!self.quiet).then_some(Duration::from_secs(1)),
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Packet file: linesig's length-prefixed format (from `linesig gen`) or a pcap capture.
+    input: PathBuf,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
+}
+
+pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
+    let config = args.pipeline.config()?;
+    let file = packets::read(&args.input)?;
+    if !args.pipeline.json {
+        println!(
+            "replay {}: {} packets{} · {} workers · batch {} · max wait {} µs · policy {}",
+            args.input.display(),
+            file.packets.len(),
+            if file.skipped_records > 0 {
+                format!(" ({} non-UDP records skipped)", file.skipped_records)
+            } else {
+                String::new()
+            },
+            config.engine.workers(),
+            config.batch_signatures,
+            config.max_wait.as_micros(),
+            config.policy,
+        );
+    }
+    let stop = AtomicBool::new(false);
+    pipeline::run(config, Source::Memory(file.packets), &stop, None)?;
+    Ok(true)
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// UDP address to receive transactions on (port 0: any free port; the chosen address
+    /// is printed first).
+    #[arg(long, default_value = "127.0.0.1:8001")]
+    listen: SocketAddr,
+    /// Stop after this many seconds (default: run until interrupted).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Stop after receiving this many packets.
+    #[arg(long)]
+    max_packets: Option<u64>,
+    /// Socket receive buffer to ask the kernel for, in MiB.
+    #[arg(long, default_value_t = 16)]
+    recv_buffer_mb: usize,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+fn on_interrupt() {
+    extern "C" fn handler(_: libc::c_int) {
+        INTERRUPTED.store(true, Relaxed);
+    }
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, handler as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, handler as *const () as libc::sighandler_t);
+    }
+}
+
+#[cfg(not(unix))]
+fn on_interrupt() {}
+
+pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
+    let config = args.pipeline.config()?;
+    let socket = UdpSocket::bind(args.listen)
+        .map_err(|e| CliError::io(format!("cannot listen on {}: {e}", args.listen)))?;
+    set_receive_buffer(&socket, args.recv_buffer_mb << 20);
+    let local = socket
+        .local_addr()
+        .map_err(|e| CliError::io(format!("socket address: {e}")))?;
+    if args.pipeline.json {
+        println!("{}", serde_json::json!({ "kind": "listening", "address": local.to_string() }));
+    } else {
+        println!(
+            "listening on {local} · {} workers · batch {} · max wait {} µs · policy {}",
+            config.engine.workers(),
+            config.batch_signatures,
+            config.max_wait.as_micros(),
+            config.policy,
+        );
+    }
+    let _ = std::io::stdout().flush();
+    on_interrupt();
+    let stop = AtomicBool::new(false);
+    let deadline = args.duration.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    std::thread::scope(|s| {
+        let stop = &stop;
+        let watcher = s.spawn(move || {
+            while !stop.load(Relaxed) {
+                if INTERRUPTED.load(Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+                    stop.store(true, Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        let result = pipeline::run(config, Source::Udp(socket), stop, args.max_packets);
+        stop.store(true, Relaxed);
+        let _ = watcher.join();
+        result.map(|_| true)
+    })
+}
+
+#[cfg(unix)]
+fn set_receive_buffer(socket: &UdpSocket, bytes: usize) {
+    use std::os::fd::AsRawFd;
+    let size = bytes.min(i32::MAX as usize) as libc::c_int;
+    // SAFETY: setsockopt with a correctly sized int; failure only leaves the default.
+    unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn set_receive_buffer(_: &UdpSocket, _: usize) {}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FileFormat {
+    /// linesig's length-prefixed packets.
+    Lspkt,
+    /// A pcap capture of Ethernet/IPv4/UDP frames.
+    Pcap,
+}
+
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// Transactions to generate.
+    #[arg(long, default_value_t = 100_000)]
+    count: usize,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Signing keys: distinct, per-key:K, hot:N or zipf:S:N.
+    #[arg(long, default_value = "distinct")]
+    keys: KeyDistribution,
+    /// Signatures per transaction, MIN-MAX (1 to 12).
+    #[arg(long, default_value = "1-2")]
+    signatures: String,
+    /// Packet size in bytes, MIN-MAX (uniform; a transaction never shrinks below its
+    /// smallest encoding).
+    #[arg(long, default_value = "176-1232")]
+    size: String,
+    /// Transaction versions to mix, comma-separated: legacy, v0, v1.
+    #[arg(long, default_value = "legacy,v0")]
+    versions: String,
+    /// Fraction with one corrupted signature.
+    #[arg(long, default_value_t = 0.0)]
+    invalid: f64,
+    /// Fraction that repeat an earlier well-formed packet byte for byte.
+    #[arg(long, default_value_t = 0.0)]
+    duplicate: f64,
+    /// Fraction that break a sanitize rule.
+    #[arg(long, default_value_t = 0.0)]
+    malformed: f64,
+    /// Write the packets to this file.
+    #[arg(long, conflicts_with = "udp")]
+    out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = FileFormat::Lspkt)]
+    format: FileFormat,
+    /// Send the packets to this UDP address instead.
+    #[arg(long)]
+    udp: Option<SocketAddr>,
+    /// Packets per second when sending (0: as fast as possible).
+    #[arg(long, default_value_t = 10_000)]
+    rate: u64,
+    /// Send (or convert) the packets of this file instead of generating new ones
+    /// (linesig format or pcap), e.g. to load `serve` at a steady rate without signing.
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// Write one JSON line per packet: index, label (valid, invalid, duplicate,
+    /// malformed), version, signatures, bytes.
+    #[arg(long)]
+    labels: Option<PathBuf>,
+}
+
+fn range(s: &str, what: &str, lo: usize, hi: usize) -> Result<(usize, usize), CliError> {
+    let bad = || CliError::usage(format!("--{what} '{s}': expected MIN-MAX within {lo}-{hi}"));
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+    if a > b || a < lo || b > hi {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+pub fn gen(args: GenArgs) -> Result<bool, CliError> {
+    let versions = args
+        .versions
+        .split(',')
+        .map(|v| match v.trim() {
+            "legacy" => Ok(Version::Legacy),
+            "v0" => Ok(Version::V0),
+            "v1" => Ok(Version::V1),
+            other => Err(CliError::usage(format!("unknown version '{other}': use legacy, v0 or v1"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for (name, f) in [("invalid", args.invalid), ("duplicate", args.duplicate), ("malformed", args.malformed)] {
+        if !(0.0..=1.0).contains(&f) {
+            return Err(CliError::usage(format!("--{name} must be a fraction in [0, 1]")));
+        }
+    }
+    if args.invalid + args.malformed > 1.0 {
+        return Err(CliError::usage("--invalid plus --malformed cannot exceed 1"));
+    }
+    let spec = GenSpec {
+        count: args.count,
+        seed: args.seed,
+        keys: args.keys.clone(),
+        signatures: range(&args.signatures, "signatures", 1, linesig::wire::MAX_SIGNATURES)?,
+        size: range(&args.size, "size", 0, linesig::wire::V1_MAX_SIZE)?,
+        versions,
+        invalid: args.invalid,
+        duplicate: args.duplicate,
+        malformed: args.malformed,
+    };
+    if args.out.is_none() && args.udp.is_none() {
+        return Err(CliError::usage("say where the packets go: --out FILE or --udp ADDR"));
+    }
+    let generated = match &args.from {
+        Some(path) => {
+            if args.labels.is_some() {
+                return Err(CliError::usage("--labels describe generated packets; they cannot come with --from"));
+            }
+            packets::read(path)?
+                .packets
+                .into_iter()
+                .map(|packet| txgen::Generated {
+                    signatures: linesig::wire::parse(&packet, ParseOptions::default())
+                        .map_or(0, |tx| tx.signature_count()),
+                    version: Version::Legacy,
+                    label: Label::Valid,
+                    packet,
+                })
+                .collect()
+        }
+        None => {
+            let progress = Progress::new("signing", Some(spec.count as u64), true);
+            let generated = txgen::generate(&spec, &|n| progress.inc(n as u64));
+            progress.finish();
+            generated
+        }
+    };
+
+    if let Some(path) = &args.labels {
+        let mut w = create(path)?;
+        for (i, g) in generated.iter().enumerate() {
+            let line = serde_json::json!({
+                "index": i,
+                "label": g.label,
+                "version": g.version.name(),
+                "signatures": g.signatures,
+                "bytes": g.packet.len(),
+            });
+            writeln!(w, "{line}").map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
+        }
+        w.flush().map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
+    }
+    let count = |l: Label| generated.iter().filter(|g| g.label == l).count();
+    let bytes: usize = generated.iter().map(|g| g.packet.len()).sum();
+    let signatures: usize = generated.iter().map(|g| g.signatures).sum();
+    let mut summary = format!(
+        "{} packets ({} signatures, {:.1} MB)",
+        generated.len(),
+        signatures,
+        bytes as f64 / 1e6
+    );
+    if args.from.is_none() {
+        summary += &format!(
+            ": {} valid, {} invalid, {} duplicate, {} malformed",
+            count(Label::Valid),
+            count(Label::Invalid),
+            count(Label::Duplicate),
+            count(Label::Malformed),
+        );
+    }
+
+    if let Some(path) = &args.out {
+        let io = |e: std::io::Error| CliError::io(format!("{}: {e}", path.display()));
+        let w = create(path)?;
+        match args.format {
+            FileFormat::Lspkt => {
+                let mut w = LspktWriter::new(w).map_err(io)?;
+                for g in &generated {
+                    w.write(&g.packet).map_err(io)?;
+                }
+                w.flush().map_err(io)?;
+            }
+            FileFormat::Pcap => {
+                let mut w = PcapWriter::new(w).map_err(io)?;
+                for g in &generated {
+                    w.write(&g.packet).map_err(io)?;
+                }
+                w.flush().map_err(io)?;
+            }
+        }
+        eprintln!("wrote {summary} to {}", path.display());
+    }
+    if let Some(addr) = args.udp {
+        let sent = send(&generated, addr, args.rate)?;
+        eprintln!(
+            "sent {summary} to {addr} in {:.2} s ({:.0} packets/s)",
+            sent.as_secs_f64(),
+            generated.len() as f64 / sent.as_secs_f64().max(1e-9)
+        );
+    }
+    Ok(true)
+}
+
+fn create(path: &PathBuf) -> Result<BufWriter<std::fs::File>, CliError> {
+    std::fs::File::create(path)
+        .map(BufWriter::new)
+        .map_err(|e| CliError::io(format!("cannot create {}: {e}", path.display())))
+}
+
+/// Send every packet to `addr`, paced to `rate` packets per second in 1 ms slices.
+fn send(generated: &[txgen::Generated], addr: SocketAddr, rate: u64) -> Result<Duration, CliError> {
+    let local: SocketAddr = if addr.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }.parse().unwrap();
+    let socket = UdpSocket::bind(local).map_err(|e| CliError::io(format!("cannot open a UDP socket: {e}")))?;
+    let start = Instant::now();
+    for (i, g) in generated.iter().enumerate() {
+        if rate > 0 {
+            let due = start + Duration::from_secs_f64(i as f64 / rate as f64);
+            let now = Instant::now();
+            if due > now + Duration::from_micros(500) {
+                std::thread::sleep(due - now);
+            }
+        }
+        // A full socket buffer or an ICMP error from the last send: try once more, then
+        // count the packet as lost (the receiver's counters will show it).
+        if socket.send_to(&g.packet, addr).is_err() {
+            let _ = socket.send_to(&g.packet, addr);
+        }
+    }
+    Ok(start.elapsed())
+}

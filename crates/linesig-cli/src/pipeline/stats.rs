@@ -1,0 +1,273 @@
+//! Pipeline counters and latency histograms, and the once-a-second / at-exit report.
+//!
+//! Counters are atomics bumped by the stage that owns the event; the reporter only reads
+//! them. Latency (ingest to verdict, per packet) goes into two HDR histograms in
+//! nanoseconds, one for the current interval and one for the whole run, recorded under
+//! one lock per verified batch.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Duration;
+
+#[derive(Default)]
+pub struct Counters {
+    /// Packets and bytes taken off the socket or file.
+    pub received: AtomicU64,
+    pub received_bytes: AtomicU64,
+    /// Shed at ingest because the parse queue was full.
+    pub overload: AtomicU64,
+    /// Dropped by the kernel before ingest saw them (socket buffer overflow).
+    pub kernel_dropped: AtomicU64,
+    pub malformed: AtomicU64,
+    pub duplicate: AtomicU64,
+    /// Well-formed packets with at least one signature the policy rejects.
+    pub invalid_signature: AtomicU64,
+    pub passed: AtomicU64,
+    /// Signatures verified (valid or not) and batches handed to the engine.
+    pub signatures: AtomicU64,
+    pub batches: AtomicU64,
+    /// Passing packets the sink failed to forward or write.
+    pub sink_errors: AtomicU64,
+    /// Times the dedup filter was cleared (full or old).
+    pub dedup_resets: AtomicU64,
+    malformed_rules: Mutex<BTreeMap<&'static str, u64>>,
+}
+
+impl Counters {
+    pub fn malformed(&self, rule: &'static str) {
+        self.malformed.fetch_add(1, Relaxed);
+        *self.malformed_rules.lock().unwrap().entry(rule).or_default() += 1;
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            received: self.received.load(Relaxed),
+            received_bytes: self.received_bytes.load(Relaxed),
+            overload: self.overload.load(Relaxed),
+            kernel_dropped: self.kernel_dropped.load(Relaxed),
+            malformed: self.malformed.load(Relaxed),
+            duplicate: self.duplicate.load(Relaxed),
+            invalid_signature: self.invalid_signature.load(Relaxed),
+            passed: self.passed.load(Relaxed),
+            signatures: self.signatures.load(Relaxed),
+            batches: self.batches.load(Relaxed),
+            sink_errors: self.sink_errors.load(Relaxed),
+            dedup_resets: self.dedup_resets.load(Relaxed),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Snapshot {
+    received: u64,
+    received_bytes: u64,
+    overload: u64,
+    kernel_dropped: u64,
+    malformed: u64,
+    duplicate: u64,
+    invalid_signature: u64,
+    passed: u64,
+    signatures: u64,
+    batches: u64,
+    sink_errors: u64,
+    dedup_resets: u64,
+}
+
+pub struct Latency {
+    interval: Histogram<u64>,
+    total: Histogram<u64>,
+}
+
+impl Latency {
+    pub fn new() -> Mutex<Latency> {
+        // 1 ns to 1 hour at 3 significant digits (≈ 0.1 % error).
+        let h = || Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds");
+        Mutex::new(Latency {
+            interval: h(),
+            total: h(),
+        })
+    }
+
+    pub fn record(&mut self, latency: Duration) {
+        let ns = (latency.as_nanos() as u64).clamp(1, 3_600_000_000_000);
+        // Within bounds by the clamp, so these cannot fail.
+        let _ = self.interval.record(ns);
+        let _ = self.total.record(ns);
+    }
+}
+
+/// Percentiles in microseconds.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct LatencySummary {
+    pub p50_us: f64,
+    pub p75_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
+    pub count: u64,
+}
+
+fn summarize(h: &Histogram<u64>) -> LatencySummary {
+    let us = |ns: u64| ns as f64 / 1000.0;
+    if h.is_empty() {
+        return LatencySummary::default();
+    }
+    LatencySummary {
+        p50_us: us(h.value_at_quantile(0.50)),
+        p75_us: us(h.value_at_quantile(0.75)),
+        p99_us: us(h.value_at_quantile(0.99)),
+        max_us: us(h.max()),
+        count: h.len(),
+    }
+}
+
+/// Drops by cause, as the report prints them.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Drops {
+    pub malformed: u64,
+    pub duplicate: u64,
+    pub invalid_signature: u64,
+    pub overload: u64,
+    pub kernel: u64,
+}
+
+/// One report line (an interval) or the final summary (`kind = "summary"`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub kind: &'static str,
+    pub seconds: f64,
+    pub packets_per_sec: f64,
+    pub signatures_per_sec: f64,
+    pub input_gbps: f64,
+    pub received: u64,
+    pub passed: u64,
+    pub signatures: u64,
+    pub batches: u64,
+    pub latency: LatencySummary,
+    pub drops: Drops,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub malformed_rules: BTreeMap<&'static str, u64>,
+    pub sink_errors: u64,
+    pub dedup_resets: u64,
+}
+
+impl Report {
+    pub fn print(&self, json: bool) {
+        if json {
+            println!("{}", serde_json::to_string(self).expect("report serialises"));
+            return;
+        }
+        let l = &self.latency;
+        let d = &self.drops;
+        let head = if self.kind == "summary" {
+            format!("total {:>6.1}s", self.seconds)
+        } else {
+            format!("t+{:>6.1}s", self.seconds)
+        };
+        println!(
+            "{head}  {:>9.0} pkt/s  {:>9.0} sig/s  {:>6.3} Gbps in  latency p50 {:>7.0}µs p75 {:>7.0}µs p99 {:>7.0}µs max {:>7.0}µs  drops: malformed {} duplicate {} invalid {} overload {}{}",
+            self.packets_per_sec,
+            self.signatures_per_sec,
+            self.input_gbps,
+            l.p50_us,
+            l.p75_us,
+            l.p99_us,
+            l.max_us,
+            d.malformed,
+            d.duplicate,
+            d.invalid_signature,
+            d.overload,
+            if d.kernel > 0 { format!(" kernel {}", d.kernel) } else { String::new() },
+        );
+        if self.kind == "summary" {
+            println!(
+                "       received {} packets, passed {}, verified {} signatures in {} batches{}",
+                self.received,
+                self.passed,
+                self.signatures,
+                self.batches,
+                if self.sink_errors > 0 { format!(", {} sink errors", self.sink_errors) } else { String::new() },
+            );
+            if !self.malformed_rules.is_empty() {
+                let rules: Vec<String> =
+                    self.malformed_rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
+                println!("       malformed by rule: {}", rules.join(", "));
+            }
+        }
+    }
+}
+
+/// Turns counter snapshots into reports.
+pub struct Reporter {
+    last: Snapshot,
+    last_seconds: f64,
+}
+
+impl Reporter {
+    pub fn new() -> Reporter {
+        Reporter {
+            last: Snapshot::default(),
+            last_seconds: 0.0,
+        }
+    }
+
+    /// The report for the interval since the previous call (its latency histogram is
+    /// then cleared).
+    pub fn interval(&mut self, counters: &Counters, latency: &Mutex<Latency>, seconds: f64) -> Report {
+        let now = counters.snapshot();
+        let summary = {
+            let mut l = latency.lock().unwrap();
+            let s = summarize(&l.interval);
+            l.interval.reset();
+            s
+        };
+        let report = build("interval", &now, &self.last, seconds - self.last_seconds, seconds, summary, BTreeMap::new());
+        self.last = now;
+        self.last_seconds = seconds;
+        report
+    }
+
+    /// The whole run over `active` seconds (first packet in to last verdict out).
+    pub fn summary(counters: &Counters, latency: &Mutex<Latency>, active: f64) -> Report {
+        let now = counters.snapshot();
+        let summary = summarize(&latency.lock().unwrap().total);
+        let rules = counters.malformed_rules.lock().unwrap().clone();
+        build("summary", &now, &Snapshot::default(), active, active, summary, rules)
+    }
+}
+
+fn build(
+    kind: &'static str,
+    now: &Snapshot,
+    before: &Snapshot,
+    span: f64,
+    seconds: f64,
+    latency: LatencySummary,
+    malformed_rules: BTreeMap<&'static str, u64>,
+) -> Report {
+    let rate = |a: u64, b: u64| if span > 0.0 { (a - b) as f64 / span } else { 0.0 };
+    Report {
+        kind,
+        seconds,
+        packets_per_sec: rate(now.received, before.received),
+        signatures_per_sec: rate(now.signatures, before.signatures),
+        input_gbps: rate(now.received_bytes, before.received_bytes) * 8.0 / 1e9,
+        received: now.received - before.received,
+        passed: now.passed - before.passed,
+        signatures: now.signatures - before.signatures,
+        batches: now.batches - before.batches,
+        latency,
+        drops: Drops {
+            malformed: now.malformed - before.malformed,
+            duplicate: now.duplicate - before.duplicate,
+            invalid_signature: now.invalid_signature - before.invalid_signature,
+            overload: now.overload - before.overload,
+            kernel: now.kernel_dropped - before.kernel_dropped,
+        },
+        malformed_rules,
+        sink_errors: now.sink_errors - before.sink_errors,
+        dedup_resets: now.dedup_resets - before.dedup_resets,
+    }
+}
