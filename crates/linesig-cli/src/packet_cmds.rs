@@ -27,11 +27,14 @@ pub struct PipelineArgs {
     /// Most signatures per verify batch.
     #[arg(long, default_value_t = 1024)]
     batch: usize,
-    /// Longest a packet waits for its batch to fill, in microseconds.
-    #[arg(long, default_value_t = 200)]
+    /// Longest a batch is held back to fill while the verifier is idle, in microseconds.
+    /// 0 hands it over at once; while the verifier is busy a batch grows anyway (up to
+    /// --batch), so high load still gets full batches.
+    #[arg(long, default_value_t = 0)]
     max_wait_us: u64,
-    /// Packets the parse queue holds before ingest sheds load.
-    #[arg(long, default_value_t = 16_384)]
+    /// Packets the parse queue holds before ingest sheds load (under overload this
+    /// queue is the latency: at ~16k packets/s, 4096 packets ≈ 250 ms).
+    #[arg(long, default_value_t = 4096)]
     queue: usize,
     /// Dedup filter size in MiB (a Bloom filter over whole packets).
     #[arg(long, default_value_t = 4)]
@@ -79,7 +82,9 @@ impl PipelineArgs {
         if let Some(b) = parse_backend(&self.backend)? {
             builder = builder.backend(b);
         }
-        let engine = builder.build().map_err(|e| CliError::usage(e.to_string()))?;
+        let engine = builder
+            .build()
+            .map_err(|e| CliError::usage(e.to_string()))?;
         Ok(pipeline::Config {
             engine,
             policy: self.policy,
@@ -179,7 +184,10 @@ pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
         .local_addr()
         .map_err(|e| CliError::io(format!("socket address: {e}")))?;
     if args.pipeline.json {
-        println!("{}", serde_json::json!({ "kind": "listening", "address": local.to_string() }));
+        println!(
+            "{}",
+            serde_json::json!({ "kind": "listening", "address": local.to_string() })
+        );
     } else {
         println!(
             "listening on {local} · {} workers · batch {} · max wait {} µs · policy {}",
@@ -192,7 +200,9 @@ pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
     let _ = std::io::stdout().flush();
     on_interrupt();
     let stop = AtomicBool::new(false);
-    let deadline = args.duration.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let deadline = args
+        .duration
+        .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
     std::thread::scope(|s| {
         let stop = &stop;
         let watcher = s.spawn(move || {
@@ -290,7 +300,10 @@ pub struct GenArgs {
 fn range(s: &str, what: &str, lo: usize, hi: usize) -> Result<(usize, usize), CliError> {
     let bad = || CliError::usage(format!("--{what} '{s}': expected MIN-MAX within {lo}-{hi}"));
     let (a, b) = s.split_once('-').unwrap_or((s, s));
-    let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+    let (a, b): (usize, usize) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
     if a > b || a < lo || b > hi {
         return Err(bad());
     }
@@ -305,22 +318,37 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
             "legacy" => Ok(Version::Legacy),
             "v0" => Ok(Version::V0),
             "v1" => Ok(Version::V1),
-            other => Err(CliError::usage(format!("unknown version '{other}': use legacy, v0 or v1"))),
+            other => Err(CliError::usage(format!(
+                "unknown version '{other}': use legacy, v0 or v1"
+            ))),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    for (name, f) in [("invalid", args.invalid), ("duplicate", args.duplicate), ("malformed", args.malformed)] {
+    for (name, f) in [
+        ("invalid", args.invalid),
+        ("duplicate", args.duplicate),
+        ("malformed", args.malformed),
+    ] {
         if !(0.0..=1.0).contains(&f) {
-            return Err(CliError::usage(format!("--{name} must be a fraction in [0, 1]")));
+            return Err(CliError::usage(format!(
+                "--{name} must be a fraction in [0, 1]"
+            )));
         }
     }
     if args.invalid + args.malformed > 1.0 {
-        return Err(CliError::usage("--invalid plus --malformed cannot exceed 1"));
+        return Err(CliError::usage(
+            "--invalid plus --malformed cannot exceed 1",
+        ));
     }
     let spec = GenSpec {
         count: args.count,
         seed: args.seed,
         keys: args.keys.clone(),
-        signatures: range(&args.signatures, "signatures", 1, linesig::wire::MAX_SIGNATURES)?,
+        signatures: range(
+            &args.signatures,
+            "signatures",
+            1,
+            linesig::wire::MAX_SIGNATURES,
+        )?,
         size: range(&args.size, "size", 0, linesig::wire::V1_MAX_SIZE)?,
         versions,
         invalid: args.invalid,
@@ -328,12 +356,16 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
         malformed: args.malformed,
     };
     if args.out.is_none() && args.udp.is_none() {
-        return Err(CliError::usage("say where the packets go: --out FILE or --udp ADDR"));
+        return Err(CliError::usage(
+            "say where the packets go: --out FILE or --udp ADDR",
+        ));
     }
     let generated = match &args.from {
         Some(path) => {
             if args.labels.is_some() {
-                return Err(CliError::usage("--labels describe generated packets; they cannot come with --from"));
+                return Err(CliError::usage(
+                    "--labels describe generated packets; they cannot come with --from",
+                ));
             }
             packets::read(path)?
                 .packets
@@ -367,7 +399,8 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
             });
             writeln!(w, "{line}").map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
         }
-        w.flush().map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
+        w.flush()
+            .map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
     }
     let count = |l: Label| generated.iter().filter(|g| g.label == l).count();
     let bytes: usize = generated.iter().map(|g| g.packet.len()).sum();
@@ -428,8 +461,15 @@ fn create(path: &PathBuf) -> Result<BufWriter<std::fs::File>, CliError> {
 
 /// Send every packet to `addr`, paced to `rate` packets per second in 1 ms slices.
 fn send(generated: &[txgen::Generated], addr: SocketAddr, rate: u64) -> Result<Duration, CliError> {
-    let local: SocketAddr = if addr.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }.parse().unwrap();
-    let socket = UdpSocket::bind(local).map_err(|e| CliError::io(format!("cannot open a UDP socket: {e}")))?;
+    let local: SocketAddr = if addr.is_ipv4() {
+        "0.0.0.0:0"
+    } else {
+        "[::]:0"
+    }
+    .parse()
+    .unwrap();
+    let socket = UdpSocket::bind(local)
+        .map_err(|e| CliError::io(format!("cannot open a UDP socket: {e}")))?;
     let start = Instant::now();
     for (i, g) in generated.iter().enumerate() {
         if rate > 0 {

@@ -36,12 +36,16 @@ pub fn read(path: &Path) -> Result<PacketFile, CliError> {
                 return read_pcap(&bytes).map_err(at)
             }
             0x0a0d_0d0a => {
-                return Err(at("pcapng is not supported; convert it with `editcap -F pcap IN OUT`".into()))
+                return Err(at(
+                    "pcapng is not supported; convert it with `editcap -F pcap IN OUT`".into(),
+                ))
             }
             _ => {}
         }
     }
-    Err(at("neither a linesig packet file (LSPKTv1) nor a pcap capture".into()))
+    Err(at(
+        "neither a linesig packet file (LSPKTv1) nor a pcap capture".into(),
+    ))
 }
 
 fn read_lspkt(mut rest: &[u8]) -> Result<PacketFile, String> {
@@ -52,7 +56,10 @@ fn read_lspkt(mut rest: &[u8]) -> Result<PacketFile, String> {
         }
         let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
         if len > MAX_PACKET {
-            return Err(format!("record {} claims {len} bytes (corrupt file?)", packets.len()));
+            return Err(format!(
+                "record {} claims {len} bytes (corrupt file?)",
+                packets.len()
+            ));
         }
         if rest.len() - 4 < len {
             return Err(format!("record {} is cut short", packets.len()));
@@ -118,19 +125,27 @@ fn read_pcap(bytes: &[u8]) -> Result<PacketFile, String> {
     ]
     .contains(&linktype)
     {
-        return Err(format!("pcap link type {linktype} is not supported (Ethernet, raw IP, Linux SLL/SLL2 are)"));
+        return Err(format!(
+            "pcap link type {linktype} is not supported (Ethernet, raw IP, Linux SLL/SLL2 are)"
+        ));
     }
     let mut packets = Vec::new();
     let mut skipped = 0u64;
     let mut at = 24;
     while at < bytes.len() {
         if bytes.len() - at < 16 {
-            return Err(format!("pcap record {} header is cut short", packets.len() as u64 + skipped));
+            return Err(format!(
+                "pcap record {} header is cut short",
+                packets.len() as u64 + skipped
+            ));
         }
         let caplen = u32_at(bytes, at + 8) as usize;
         at += 16;
         if bytes.len() - at < caplen {
-            return Err(format!("pcap record {} is cut short", packets.len() as u64 + skipped));
+            return Err(format!(
+                "pcap record {} is cut short",
+                packets.len() as u64 + skipped
+            ));
         }
         let frame = &bytes[at..at + caplen];
         at += caplen;
@@ -257,7 +272,8 @@ mod tests {
     use super::*;
 
     fn roundtrip(pcap: bool) -> PacketFile {
-        let dir = std::env::temp_dir().join(format!("linesig-packets-{}-{pcap}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("linesig-packets-{}-{pcap}", std::process::id()));
         let packets: Vec<Vec<u8>> = (0..50u8).map(|i| vec![i; usize::from(i) * 25]).collect();
         let mut buf = Vec::new();
         if pcap {

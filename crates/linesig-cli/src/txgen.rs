@@ -23,7 +23,8 @@ pub enum KeyDistribution {
 impl FromStr for KeyDistribution {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("bad key distribution '{s}': use distinct, per-key:K, hot:N or zipf:S:N");
+        let bad =
+            || format!("bad key distribution '{s}': use distinct, per-key:K, hot:N or zipf:S:N");
         let parts: Vec<&str> = s.split(':').collect();
         let count = |p: &str| p.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(bad);
         match parts.as_slice() {
@@ -144,7 +145,10 @@ fn honest(spec: &GenSpec, sampler: &KeySampler, i: usize) -> (Vec<u8>, Version, 
         .iter()
         .map(|&k| SigningKey::from_bytes(&seed32(spec.seed, DOMAIN_KEY, k as usize)))
         .collect();
-    let mut accounts: Vec<[u8; 32]> = signers.iter().map(|k| k.verifying_key().to_bytes()).collect();
+    let mut accounts: Vec<[u8; 32]> = signers
+        .iter()
+        .map(|k| k.verifying_key().to_bytes())
+        .collect();
     accounts.push(rng.gen()); // recipient
     accounts.push([0u8; 32]); // system program (read-only, unsigned)
     let mut m = Message::new(version, accounts, n as u8);

@@ -55,7 +55,8 @@ impl Deduper {
 
     /// True if `packet` was (probably) seen since the last reset; records it otherwise.
     pub fn seen(&mut self, packet: &[u8], now: Instant) -> bool {
-        if self.inserted >= self.capacity || now.duration_since(self.last_reset) >= self.reset_every {
+        if self.inserted >= self.capacity || now.duration_since(self.last_reset) >= self.reset_every
+        {
             self.bits.iter_mut().for_each(|w| *w = 0);
             self.inserted = 0;
             self.last_reset = now;
@@ -66,7 +67,7 @@ impl Deduper {
         let a = h.finish();
         // Kirsch–Mitzenmacher: k indices from two halves of one keyed 64-bit hash, the
         // second forced odd so it cycles through the power-of-two table.
-        let (h1, h2) = (a, (a >> 32 | a << 32) | 1);
+        let (h1, h2) = (a, a.rotate_left(32) | 1);
         let mut present = true;
         for i in 0..u64::from(self.hashes) {
             let bit = h1.wrapping_add(i.wrapping_mul(h2)) & self.mask;

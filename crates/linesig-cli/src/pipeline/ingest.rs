@@ -43,7 +43,12 @@ pub fn run(source: Source, tx: Sender<Vec<Packet>>, counters: &Counters, limits:
     }
 }
 
-fn from_memory(packets: Vec<Vec<u8>>, tx: Sender<Vec<Packet>>, counters: &Counters, limits: Limits<'_>) {
+fn from_memory(
+    packets: Vec<Vec<u8>>,
+    tx: Sender<Vec<Packet>>,
+    counters: &Counters,
+    limits: Limits<'_>,
+) {
     let mut seq = 0u64;
     let mut packets = packets.into_iter().peekable();
     while packets.peek().is_some() && !limits.stop.load(Relaxed) {
@@ -87,7 +92,12 @@ fn hand_over(chunk: Vec<Packet>, tx: &Sender<Vec<Packet>>, counters: &Counters) 
 const POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 #[cfg(not(target_os = "linux"))]
-fn from_socket(socket: &UdpSocket, tx: Sender<Vec<Packet>>, counters: &Counters, limits: Limits<'_>) {
+fn from_socket(
+    socket: &UdpSocket,
+    tx: Sender<Vec<Packet>>,
+    counters: &Counters,
+    limits: Limits<'_>,
+) {
     let _ = socket.set_read_timeout(Some(POLL));
     let mut buf = vec![0u8; DATAGRAM_BUFFER];
     let mut seq = 0u64;
@@ -110,7 +120,12 @@ fn from_socket(socket: &UdpSocket, tx: Sender<Vec<Packet>>, counters: &Counters,
 }
 
 #[cfg(target_os = "linux")]
-fn from_socket(socket: &UdpSocket, tx: Sender<Vec<Packet>>, counters: &Counters, limits: Limits<'_>) {
+fn from_socket(
+    socket: &UdpSocket,
+    tx: Sender<Vec<Packet>>,
+    counters: &Counters,
+    limits: Limits<'_>,
+) {
     use std::os::fd::AsRawFd;
     let fd = socket.as_raw_fd();
     let _ = socket.set_read_timeout(Some(POLL));
@@ -179,7 +194,9 @@ fn from_socket(socket: &UdpSocket, tx: Sender<Vec<Packet>>, counters: &Counters,
             });
             seq += 1;
             if let Some(dropped) = kernel_drops(&h.msg_hdr) {
-                counters.kernel_dropped.fetch_max(u64::from(dropped), Relaxed);
+                counters
+                    .kernel_dropped
+                    .fetch_max(u64::from(dropped), Relaxed);
             }
         }
         if !hand_over(chunk, &tx, counters) {
@@ -197,7 +214,9 @@ fn kernel_drops(header: &libc::msghdr) -> Option<u32> {
         let mut cmsg = libc::CMSG_FIRSTHDR(header);
         while !cmsg.is_null() {
             if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SO_RXQ_OVFL {
-                return Some(std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<u32>()));
+                return Some(std::ptr::read_unaligned(
+                    libc::CMSG_DATA(cmsg).cast::<u32>(),
+                ));
             }
             cmsg = libc::CMSG_NXTHDR(header, cmsg);
         }

@@ -6,12 +6,14 @@
 //! ```
 //!
 //! Each arrow is a bounded queue, so memory is bounded: the parse queue holds
-//! `queue_packets` packets and the verify queue one batch waiting beside the one being
-//! verified. The batcher closes a batch when it holds `batch_signatures` signatures, or
-//! when its oldest packet has waited `max_wait`; if the verifier is still busy then, the
-//! batch keeps growing until the verifier takes it or it is full, so low load gets low
-//! latency and high load full batches. A packet passes only if every one of its
-//! signatures is valid under the policy (precompile signatures under `Strict`).
+//! `queue_packets` packets (ingest sheds what does not fit, counted as `overload`), and
+//! the verify queue is a rendezvous: a batch changes hands only when the verifier is
+//! waiting for one. So the batcher offers its batch once the oldest packet has waited
+//! `max_wait` (0: at once); while the verifier is busy the batch keeps growing, up to
+//! `batch_signatures`, and is taken the moment the verifier frees up. Low load gets
+//! batches of one packet and the latency of one verification; high load gets full
+//! batches without a timer. A packet passes only if every one of its signatures is valid
+//! under the policy (precompile signatures under `Strict`).
 
 pub mod dedup;
 pub mod ingest;
@@ -96,14 +98,22 @@ impl ItemSource for Batch {
 
 /// Run the pipeline until the source is exhausted or `stop` is set; returns the summary
 /// (also printed).
-pub fn run(config: Config, source: Source, stop: &AtomicBool, max_packets: Option<u64>) -> Result<Report, CliError> {
+pub fn run(
+    config: Config,
+    source: Source,
+    stop: &AtomicBool,
+    max_packets: Option<u64>,
+) -> Result<Report, CliError> {
     let counters = Counters::default();
     let latency = Latency::new();
     let first_arrival: OnceLock<Instant> = OnceLock::new();
     let last_verdict: Mutex<Option<Instant>> = Mutex::new(None);
     let mut sink = Sink::open(&config)?;
-    let (chunk_tx, chunk_rx) = bounded::<Vec<Packet>>((config.queue_packets / ingest::CHUNK).max(1));
-    let (batch_tx, batch_rx) = bounded::<Batch>(1);
+    let (chunk_tx, chunk_rx) =
+        bounded::<Vec<Packet>>((config.queue_packets / ingest::CHUNK).max(1));
+    // A rendezvous: a batch is handed over only when the verifier is waiting for one, so
+    // the batcher knows the verifier is idle and otherwise keeps the batch growing.
+    let (batch_tx, batch_rx) = bounded::<Batch>(0);
     let done = AtomicBool::new(false);
     let started = Instant::now();
 
@@ -186,9 +196,14 @@ fn batcher(
     loop {
         let full = batch.items.len() >= config.batch_signatures;
         let due = batch.oldest.is_some_and(|t| t.elapsed() >= config.max_wait);
-        if full || (batch.oldest.is_none() && !batch.dropped.is_empty() && batch.dropped.len() >= 4096) {
+        if full
+            || (batch.oldest.is_none() && !batch.dropped.is_empty() && batch.dropped.len() >= 4096)
+        {
             // Full: wait for the verifier.
-            if tx.send(std::mem::replace(&mut batch, Batch::new())).is_err() {
+            if tx
+                .send(std::mem::replace(&mut batch, Batch::new()))
+                .is_err()
+            {
                 return;
             }
             continue;
@@ -200,7 +215,10 @@ fn batcher(
             let recv = sel.recv(&rx);
             let op = sel.select();
             if op.index() == send {
-                if op.send(&tx, std::mem::replace(&mut batch, Batch::new())).is_err() {
+                if op
+                    .send(&tx, std::mem::replace(&mut batch, Batch::new()))
+                    .is_err()
+                {
                     return;
                 }
                 continue;
@@ -215,7 +233,9 @@ fn batcher(
             match rx.recv_timeout(wait) {
                 Ok(chunk) => Ok(chunk),
                 Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => Err(crossbeam_channel::RecvError),
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                    Err(crossbeam_channel::RecvError)
+                }
             }
         };
         match chunk {
@@ -247,6 +267,7 @@ fn verifier(
 ) {
     let strict = Scheme::Ed25519(Policy::Strict);
     for batch in rx {
+        let started = Instant::now();
         let mut verdicts = config.engine.verify_source(&batch);
         if config.policy != Policy::Strict {
             for (i, (_, r)) in batch.items.iter().enumerate() {
@@ -259,8 +280,13 @@ fn verifier(
         {
             let mut l = latency.lock().unwrap();
             batch.packets.iter().for_each(|p| l.record(now - p.arrival));
+            if !batch.items.is_empty() {
+                l.record_verify(now - started);
+            }
         }
-        counters.signatures.fetch_add(verdicts.len() as u64, Relaxed);
+        counters
+            .signatures
+            .fetch_add(verdicts.len() as u64, Relaxed);
         if !batch.items.is_empty() {
             counters.batches.fetch_add(1, Relaxed);
         }
@@ -306,8 +332,9 @@ impl Sink {
                 } else {
                     "[::]:0".parse().unwrap()
                 };
-                let socket = UdpSocket::bind(local)
-                    .map_err(|e| CliError::io(format!("cannot open a socket to forward to {addr}: {e}")))?;
+                let socket = UdpSocket::bind(local).map_err(|e| {
+                    CliError::io(format!("cannot open a socket to forward to {addr}: {e}"))
+                })?;
                 Some((socket, addr))
             }
             None => None,

@@ -39,7 +39,12 @@ pub struct Counters {
 impl Counters {
     pub fn malformed(&self, rule: &'static str) {
         self.malformed.fetch_add(1, Relaxed);
-        *self.malformed_rules.lock().unwrap().entry(rule).or_default() += 1;
+        *self
+            .malformed_rules
+            .lock()
+            .unwrap()
+            .entry(rule)
+            .or_default() += 1;
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -79,6 +84,8 @@ struct Snapshot {
 pub struct Latency {
     interval: Histogram<u64>,
     total: Histogram<u64>,
+    /// Engine time per batch: the part of the latency that is verification.
+    verify: Histogram<u64>,
 }
 
 impl Latency {
@@ -88,15 +95,24 @@ impl Latency {
         Mutex::new(Latency {
             interval: h(),
             total: h(),
+            verify: h(),
         })
     }
 
     pub fn record(&mut self, latency: Duration) {
-        let ns = (latency.as_nanos() as u64).clamp(1, 3_600_000_000_000);
+        let ns = clamp_ns(latency);
         // Within bounds by the clamp, so these cannot fail.
         let _ = self.interval.record(ns);
         let _ = self.total.record(ns);
     }
+
+    pub fn record_verify(&mut self, took: Duration) {
+        let _ = self.verify.record(clamp_ns(took));
+    }
+}
+
+fn clamp_ns(d: Duration) -> u64 {
+    (d.as_nanos() as u64).clamp(1, 3_600_000_000_000)
 }
 
 /// Percentiles in microseconds.
@@ -146,17 +162,34 @@ pub struct Report {
     pub signatures: u64,
     pub batches: u64,
     pub latency: LatencySummary,
+    /// Engine time per batch (summary only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify_batch: Option<LatencySummary>,
     pub drops: Drops,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub malformed_rules: BTreeMap<&'static str, u64>,
     pub sink_errors: u64,
     pub dedup_resets: u64,
+    /// Peak resident memory of the process (summary only, where the OS reports it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// The process's peak resident set (VmHWM), in MB.
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }
 
 impl Report {
     pub fn print(&self, json: bool) {
         if json {
-            println!("{}", serde_json::to_string(self).expect("report serialises"));
+            println!(
+                "{}",
+                serde_json::to_string(self).expect("report serialises")
+            );
             return;
         }
         let l = &self.latency;
@@ -183,16 +216,26 @@ impl Report {
         );
         if self.kind == "summary" {
             println!(
-                "       received {} packets, passed {}, verified {} signatures in {} batches{}",
+                "       received {} packets, passed {}, verified {} signatures in {} batches, peak memory {}{}",
                 self.received,
                 self.passed,
                 self.signatures,
                 self.batches,
+                self.peak_rss_mb.map_or("unknown".into(), |m| format!("{m:.0} MB")),
                 if self.sink_errors > 0 { format!(", {} sink errors", self.sink_errors) } else { String::new() },
             );
+            if let Some(v) = &self.verify_batch {
+                println!(
+                    "       engine time per batch: p50 {:.0}µs p99 {:.0}µs max {:.0}µs over {} batches",
+                    v.p50_us, v.p99_us, v.max_us, v.count
+                );
+            }
             if !self.malformed_rules.is_empty() {
-                let rules: Vec<String> =
-                    self.malformed_rules.iter().map(|(r, n)| format!("{r} {n}")).collect();
+                let rules: Vec<String> = self
+                    .malformed_rules
+                    .iter()
+                    .map(|(r, n)| format!("{r} {n}"))
+                    .collect();
                 println!("       malformed by rule: {}", rules.join(", "));
             }
         }
@@ -215,7 +258,12 @@ impl Reporter {
 
     /// The report for the interval since the previous call (its latency histogram is
     /// then cleared).
-    pub fn interval(&mut self, counters: &Counters, latency: &Mutex<Latency>, seconds: f64) -> Report {
+    pub fn interval(
+        &mut self,
+        counters: &Counters,
+        latency: &Mutex<Latency>,
+        seconds: f64,
+    ) -> Report {
         let now = counters.snapshot();
         let summary = {
             let mut l = latency.lock().unwrap();
@@ -223,7 +271,15 @@ impl Reporter {
             l.interval.reset();
             s
         };
-        let report = build("interval", &now, &self.last, seconds - self.last_seconds, seconds, summary, BTreeMap::new());
+        let report = build(
+            "interval",
+            &now,
+            &self.last,
+            seconds - self.last_seconds,
+            seconds,
+            summary,
+            BTreeMap::new(),
+        );
         self.last = now;
         self.last_seconds = seconds;
         report
@@ -232,9 +288,23 @@ impl Reporter {
     /// The whole run over `active` seconds (first packet in to last verdict out).
     pub fn summary(counters: &Counters, latency: &Mutex<Latency>, active: f64) -> Report {
         let now = counters.snapshot();
-        let summary = summarize(&latency.lock().unwrap().total);
+        let (summary, verify) = {
+            let l = latency.lock().unwrap();
+            (summarize(&l.total), summarize(&l.verify))
+        };
         let rules = counters.malformed_rules.lock().unwrap().clone();
-        build("summary", &now, &Snapshot::default(), active, active, summary, rules)
+        let mut report = build(
+            "summary",
+            &now,
+            &Snapshot::default(),
+            active,
+            active,
+            summary,
+            rules,
+        );
+        report.verify_batch = Some(verify);
+        report.peak_rss_mb = peak_rss_mb();
+        report
     }
 }
 
@@ -247,7 +317,13 @@ fn build(
     latency: LatencySummary,
     malformed_rules: BTreeMap<&'static str, u64>,
 ) -> Report {
-    let rate = |a: u64, b: u64| if span > 0.0 { (a - b) as f64 / span } else { 0.0 };
+    let rate = |a: u64, b: u64| {
+        if span > 0.0 {
+            (a - b) as f64 / span
+        } else {
+            0.0
+        }
+    };
     Report {
         kind,
         seconds,
@@ -259,6 +335,7 @@ fn build(
         signatures: now.signatures - before.signatures,
         batches: now.batches - before.batches,
         latency,
+        verify_batch: None,
         drops: Drops {
             malformed: now.malformed - before.malformed,
             duplicate: now.duplicate - before.duplicate,
@@ -269,5 +346,6 @@ fn build(
         malformed_rules,
         sink_errors: now.sink_errors - before.sink_errors,
         dedup_resets: now.dedup_resets - before.dedup_resets,
+        peak_rss_mb: None,
     }
 }
