@@ -74,6 +74,13 @@ pub fn parse_backend(name: &str) -> Result<Option<Backend>, CliError> {
 }
 
 fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`linesig replay f | head`), as Unix tools do, instead
+    // of panicking in println!. Rust sets SIGPIPE to ignored before main.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of a signal at startup, before any thread.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bench(args) => bench::run(args),

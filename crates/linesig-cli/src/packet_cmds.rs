@@ -313,8 +313,8 @@ pub struct GenArgs {
     /// Signatures per transaction, MIN-MAX (1 to 12).
     #[arg(long, default_value = "1-2")]
     signatures: String,
-    /// Packet size in bytes, MIN-MAX (uniform; a transaction never shrinks below its
-    /// smallest encoding).
+    /// Packet size in bytes, MIN-MAX (uniform; never below a transaction's smallest
+    /// encoding, never above its version's limit: 1232 legacy/v0, 4096 v1).
     #[arg(long, default_value = "176-1232")]
     size: String,
     /// Transaction versions to mix, comma-separated: legacy, v0, v1.
@@ -408,6 +408,14 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
         duplicate: args.duplicate,
         malformed: args.malformed,
     };
+    if spec.signatures.1 > txgen::MAX_LEGACY_SIGNATURES
+        && spec.versions.iter().any(|v| *v != Version::V1)
+    {
+        return Err(CliError::usage(format!(
+            "a legacy or v0 transfer fits at most {} signatures in 1232 bytes; use --versions v1 for more",
+            txgen::MAX_LEGACY_SIGNATURES
+        )));
+    }
     if args.out.is_none() && args.udp.is_none() {
         return Err(CliError::usage(
             "say where the packets go: --out FILE or --udp ADDR",

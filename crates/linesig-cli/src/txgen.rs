@@ -113,6 +113,10 @@ pub struct GenSpec {
     pub malformed: f64,
 }
 
+/// Most signatures a legacy or v0 transfer fits in 1232 bytes (its signers' keys, a
+/// recipient and the system program take 96 bytes per signer plus ~120 bytes).
+pub const MAX_LEGACY_SIGNATURES: usize = 11;
+
 pub struct Generated {
     pub packet: Vec<u8>,
     pub label: Label,
@@ -165,7 +169,11 @@ fn honest(spec: &GenSpec, sampler: &KeySampler, i: usize) -> (Vec<u8>, Version, 
     });
     // Pad the instruction data up to the target packet size; the data's length prefix
     // grows by a byte past 127, so step back when that overshoots.
-    let target = rng.gen_range(spec.size.0..=spec.size.1);
+    let limit = match version {
+        Version::V1 => linesig::wire::V1_MAX_SIZE,
+        _ => linesig::wire::PACKET_DATA_SIZE,
+    };
+    let target = rng.gen_range(spec.size.0..=spec.size.1).min(limit);
     let count_prefix = usize::from(version != Version::V1);
     let base = m.signed_bytes().len() + n * 64 + count_prefix;
     let data_len = m.instructions[0].data.len();

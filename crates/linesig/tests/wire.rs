@@ -345,40 +345,10 @@ fn precompile_signatures_are_extracted_and_checked() {
 
 // ---- differential soak against the Solana SDK ----
 
+#[path = "support/solana_oracle.rs"]
+mod solana_oracle;
+use solana_oracle::oracle_accepts;
 use solana_transaction::versioned::VersionedTransaction;
-
-/// The SDK's verdict plus the limits it leaves to other stages (DESIGN.md §5; SIMD-0385
-/// for v1): the packet size, 12 signatures, and v1's account, instruction, duplicate and
-/// heap-size rules.
-fn oracle_accepts(packet: &[u8]) -> bool {
-    use solana_message::VersionedMessage;
-    let Ok(tx) = wincode::deserialize::<VersionedTransaction>(packet) else {
-        return false;
-    };
-    // Trailing or non-canonical bytes: the decoder stops early or normalises.
-    if wincode::serialize(&tx).ok().as_deref() != Some(packet) {
-        return false;
-    }
-    if tx.sanitize().is_err() || tx.signatures.is_empty() || tx.signatures.len() > 12 {
-        return false;
-    }
-    match &tx.message {
-        VersionedMessage::Legacy(_) | VersionedMessage::V0(_) => packet.len() <= 1232,
-        VersionedMessage::V1(m) => {
-            let keys = &m.account_keys;
-            let unique = (0..keys.len()).all(|i| !keys[..i].contains(&keys[i]));
-            let heap_ok = m
-                .config
-                .heap_size
-                .is_none_or(|h| h % 1024 == 0 && (32 * 1024..=256 * 1024).contains(&h));
-            packet.len() <= 4096
-                && keys.len() <= 64
-                && m.instructions.len() <= 64
-                && unique
-                && heap_ok
-        }
-    }
-}
 
 fn small(rng: &mut ChaCha20Rng, max: u8) -> u8 {
     // Boundaries more often than the middle.
