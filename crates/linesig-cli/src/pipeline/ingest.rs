@@ -7,7 +7,7 @@
 //! instead (nothing is shed; the run measures how fast the pipeline drains it).
 
 use super::stats::Counters;
-use crossbeam_channel::{Sender, TrySendError};
+use crossbeam_channel::Sender;
 use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
@@ -34,6 +34,8 @@ pub enum Source {
 pub struct Limits<'a> {
     pub stop: &'a AtomicBool,
     pub max_packets: Option<u64>,
+    /// Most packets waiting for the parse stage.
+    pub queue_packets: usize,
 }
 
 pub fn run(source: Source, tx: Sender<Vec<Packet>>, counters: &Counters, limits: Limits<'_>) {
@@ -65,26 +67,42 @@ fn from_memory(
                 }
             })
             .collect();
-        counters.received.fetch_add(chunk.len() as u64, Relaxed);
-        let bytes: usize = chunk.iter().map(|p| p.data.len()).sum();
-        counters.received_bytes.fetch_add(bytes as u64, Relaxed);
-        if tx.send(chunk).is_err() {
+        if !hand_over(chunk, &tx, counters, &limits, false) {
             return;
         }
     }
 }
 
-fn hand_over(chunk: Vec<Packet>, tx: &Sender<Vec<Packet>>, counters: &Counters) -> bool {
-    counters.received.fetch_add(chunk.len() as u64, Relaxed);
+/// Queue a chunk for the parse stage. A live source sheds the chunk (counted as
+/// `overload`) when its packets do not fit; a replay blocks on the channel instead, which
+/// `run` sized in full chunks. False once the parse stage is gone.
+fn hand_over(
+    chunk: Vec<Packet>,
+    tx: &Sender<Vec<Packet>>,
+    counters: &Counters,
+    limits: &Limits<'_>,
+    live: bool,
+) -> bool {
+    let len = chunk.len() as u64;
+    counters.received.fetch_add(len, Relaxed);
     let bytes: usize = chunk.iter().map(|p| p.data.len()).sum();
     counters.received_bytes.fetch_add(bytes as u64, Relaxed);
-    match tx.try_send(chunk) {
-        Ok(()) => true,
-        Err(TrySendError::Full(chunk)) => {
-            counters.overload.fetch_add(chunk.len() as u64, Relaxed);
-            true
-        }
-        Err(TrySendError::Disconnected(_)) => false,
+    // Only this thread adds to `queued`, so room seen here cannot vanish before the add.
+    if live && counters.queued.load(Relaxed) + len > limits.queue_packets as u64 {
+        counters.overload.fetch_add(len, Relaxed);
+        return true;
+    }
+    counters.queued.fetch_add(len, Relaxed);
+    tx.send(chunk).is_ok()
+}
+
+/// Parse-queue capacity in chunks: a live socket's chunks can hold a single packet, so
+/// the channel admits `queue_packets` of them and the packet count in `hand_over` is the
+/// binding bound; a replay sends full chunks and blocks on the channel itself.
+pub fn channel_capacity(source: &Source, queue_packets: usize) -> usize {
+    match source {
+        Source::Udp(_) => queue_packets.max(1),
+        Source::Memory(_) => (queue_packets / CHUNK).max(1),
     }
 }
 
@@ -110,7 +128,7 @@ fn from_socket(
                     data: buf[..len].to_vec(),
                 };
                 seq += 1;
-                if !hand_over(vec![packet], &tx, counters) {
+                if !hand_over(vec![packet], &tx, counters, &limits, true) {
                     return;
                 }
             }
@@ -199,7 +217,7 @@ fn from_socket(
                     .fetch_max(u64::from(dropped), Relaxed);
             }
         }
-        if !hand_over(chunk, &tx, counters) {
+        if !hand_over(chunk, &tx, counters, &limits, true) {
             return;
         }
     }

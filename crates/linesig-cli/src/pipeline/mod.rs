@@ -110,7 +110,7 @@ pub fn run(
     let last_verdict: Mutex<Option<Instant>> = Mutex::new(None);
     let mut sink = Sink::open(&config)?;
     let (chunk_tx, chunk_rx) =
-        bounded::<Vec<Packet>>((config.queue_packets / ingest::CHUNK).max(1));
+        bounded::<Vec<Packet>>(ingest::channel_capacity(&source, config.queue_packets));
     // A rendezvous: a batch is handed over only when the verifier is waiting for one, so
     // the batcher knows the verifier is idle and otherwise keeps the batch growing.
     let (batch_tx, batch_rx) = bounded::<Batch>(0);
@@ -121,7 +121,12 @@ pub fn run(
         let counters = &counters;
         let config = &config;
         s.spawn(move || {
-            ingest::run(source, chunk_tx, counters, Limits { stop, max_packets });
+            let limits = Limits {
+                stop,
+                max_packets,
+                queue_packets: config.queue_packets,
+            };
+            ingest::run(source, chunk_tx, counters, limits);
         });
         let first_arrival = &first_arrival;
         s.spawn(move || batcher(config, chunk_rx, batch_tx, counters, first_arrival));
@@ -240,6 +245,7 @@ fn batcher(
         };
         match chunk {
             Ok(chunk) => {
+                counters.queued.fetch_sub(chunk.len() as u64, Relaxed);
                 for packet in chunk {
                     add(&mut batch, packet, &mut deduper);
                 }

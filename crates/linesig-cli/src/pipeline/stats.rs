@@ -17,6 +17,8 @@ pub struct Counters {
     /// Packets and bytes taken off the socket or file.
     pub received: AtomicU64,
     pub received_bytes: AtomicU64,
+    /// Packets waiting for the parse stage now (a gauge).
+    pub queued: AtomicU64,
     /// Shed at ingest because the parse queue was full.
     pub overload: AtomicU64,
     /// Dropped by the kernel before ingest saw them (socket buffer overflow).
