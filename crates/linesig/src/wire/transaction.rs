@@ -210,6 +210,17 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A reader at `at` over a packet of at most `max` bytes.
+    fn new(bytes: &'a [u8], max: usize, at: usize) -> Result<Self, WireError> {
+        if bytes.len() > max {
+            return Err(WireError::TooLarge {
+                len: bytes.len(),
+                max,
+            });
+        }
+        Ok(Cursor { bytes, at })
+    }
+
     fn take(&mut self, len: usize, field: &'static str) -> Result<Range<usize>, WireError> {
         if len > self.bytes.len() - self.at {
             return Err(WireError::Truncated { field });
@@ -319,16 +330,7 @@ fn check_indices(
 }
 
 fn parse_legacy_or_v0(packet: &[u8], options: ParseOptions) -> Result<Transaction<'_>, WireError> {
-    if packet.len() > PACKET_DATA_SIZE {
-        return Err(WireError::TooLarge {
-            len: packet.len(),
-            max: PACKET_DATA_SIZE,
-        });
-    }
-    let mut c = Cursor {
-        bytes: packet,
-        at: 0,
-    };
+    let mut c = Cursor::new(packet, PACKET_DATA_SIZE, 0)?;
     let signature_count = c.compact_u16("signature count")?;
     check_signature_count(signature_count)?;
     let signatures = c.take(signature_count * SIGNATURE_LEN, "signatures")?.start;
@@ -396,37 +398,24 @@ fn parse_legacy_or_v0(packet: &[u8], options: ParseOptions) -> Result<Transactio
         });
     }
     check_indices(packet, &instructions, key_count, total_accounts)?;
-
-    let precompile = if options.precompile {
-        precompile_signatures(packet, account_keys, &instructions)?
-    } else {
-        Vec::new()
-    };
-    Ok(Transaction {
+    let tx = Transaction {
         packet,
         version,
         signatures,
         signature_count,
         account_keys,
         message: message_start..packet.len(),
-        precompile,
-    })
+        precompile: Vec::new(),
+    };
+    tx.with_precompile(&instructions, options)
 }
 
 /// SIMD-0385: `0x81 · header(3) · config mask u32 · lifetime(32) · n_instr u8 ·
 /// n_addr u8 · addresses · config values (4 B per mask bit) · instruction headers
 /// (u8 program, u8 accounts, u16 data length) · payloads · signatures (64 B × required)`.
 fn parse_v1(packet: &[u8], options: ParseOptions) -> Result<Transaction<'_>, WireError> {
-    if packet.len() > V1_MAX_SIZE {
-        return Err(WireError::TooLarge {
-            len: packet.len(),
-            max: V1_MAX_SIZE,
-        });
-    }
-    let mut c = Cursor {
-        bytes: packet,
-        at: 1,
-    };
+    // Past the version byte `parse` already read.
+    let mut c = Cursor::new(packet, V1_MAX_SIZE, 1)?;
     let header = [
         c.u8("message header")?,
         c.u8("message header")?,
@@ -501,21 +490,30 @@ fn parse_v1(packet: &[u8], options: ParseOptions) -> Result<Transaction<'_>, Wir
     let signatures = c.take(signature_count * SIGNATURE_LEN, "signatures")?.start;
     c.finish()?;
     check_indices(packet, &instructions, address_count, address_count)?;
-
-    let precompile = if options.precompile {
-        precompile_signatures(packet, account_keys, &instructions)?
-    } else {
-        Vec::new()
-    };
-    Ok(Transaction {
+    let tx = Transaction {
         packet,
         version: Version::V1,
         signatures,
         signature_count,
         account_keys,
         message: 0..message_end,
-        precompile,
-    })
+        precompile: Vec::new(),
+    };
+    tx.with_precompile(&instructions, options)
+}
+
+impl Transaction<'_> {
+    /// Attach the precompile's signatures when the options ask for them.
+    fn with_precompile(
+        mut self,
+        instructions: &[InstructionView],
+        options: ParseOptions,
+    ) -> Result<Self, WireError> {
+        if options.precompile {
+            self.precompile = precompile_signatures(self.packet, self.account_keys, instructions)?;
+        }
+        Ok(self)
+    }
 }
 
 /// The signatures named by every Ed25519 precompile instruction, as Agave's
