@@ -329,6 +329,10 @@ pub struct GenArgs {
     /// Fraction that break a sanitize rule.
     #[arg(long, default_value_t = 0.0)]
     malformed: f64,
+    /// Fraction carrying an Ed25519 precompile instruction with one more (valid)
+    /// signature; `replay`/`serve --precompile` verify it.
+    #[arg(long, default_value_t = 0.0)]
+    precompile: f64,
     /// Write the packets to this file.
     #[arg(long, conflicts_with = "udp")]
     out: Option<PathBuf>,
@@ -380,6 +384,7 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
         ("invalid", args.invalid),
         ("duplicate", args.duplicate),
         ("malformed", args.malformed),
+        ("precompile", args.precompile),
     ] {
         if !(0.0..=1.0).contains(&f) {
             return Err(CliError::usage(format!(
@@ -407,6 +412,7 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
         invalid: args.invalid,
         duplicate: args.duplicate,
         malformed: args.malformed,
+        precompile: args.precompile,
     };
     if spec.signatures.1 > txgen::MAX_LEGACY_SIGNATURES
         && spec.versions.iter().any(|v| *v != Version::V1)

@@ -111,6 +111,8 @@ pub struct GenSpec {
     pub invalid: f64,
     pub duplicate: f64,
     pub malformed: f64,
+    /// Fraction carrying an Ed25519 precompile instruction with one more signature.
+    pub precompile: f64,
 }
 
 /// Most signatures a legacy or v0 transfer fits in 1232 bytes (its signers' keys, a
@@ -128,6 +130,7 @@ pub struct Generated {
 const DOMAIN_SHAPE: u64 = 10;
 const DOMAIN_KEY: u64 = 11;
 const DOMAIN_MIX: u64 = 12;
+const DOMAIN_PRECOMPILE_KEY: u64 = 13;
 
 /// The `i`-th transaction, honest: its packet, version and signature count.
 fn honest(spec: &GenSpec, sampler: &KeySampler, i: usize) -> (Vec<u8>, Version, usize) {
@@ -167,14 +170,24 @@ fn honest(spec: &GenSpec, sampler: &KeySampler, i: usize) -> (Vec<u8>, Version, 
         accounts: vec![0, n as u8],
         data,
     });
-    // Pad the instruction data up to the target packet size; the data's length prefix
-    // grows by a byte past 127, so step back when that overshoots.
     let limit = match version {
         Version::V1 => linesig::wire::V1_MAX_SIZE,
         _ => linesig::wire::PACKET_DATA_SIZE,
     };
-    let target = rng.gen_range(spec.size.0..=spec.size.1).min(limit);
     let count_prefix = usize::from(version != Version::V1);
+    if rng.gen::<f64>() < spec.precompile {
+        let signer = SigningKey::from_bytes(&seed32(spec.seed, DOMAIN_PRECOMPILE_KEY, i));
+        add_precompile(&mut m, &signer, &rng.gen::<[u8; 32]>());
+        if m.signed_bytes().len() + n * 64 + count_prefix > limit {
+            // Too many signers to fit one more instruction: leave this one without.
+            m.instructions.pop();
+            m.account_keys.pop();
+            m.header[2] -= 1;
+        }
+    }
+    // Pad the instruction data up to the target packet size; the data's length prefix
+    // grows by a byte past 127, so step back when that overshoots.
+    let target = rng.gen_range(spec.size.0..=spec.size.1).min(limit);
     let base = m.signed_bytes().len() + n * 64 + count_prefix;
     let data_len = m.instructions[0].data.len();
     let grown = |pad: usize| base + pad + compact_len(data_len + pad) - compact_len(data_len);
@@ -187,6 +200,29 @@ fn honest(spec: &GenSpec, sampler: &KeySampler, i: usize) -> (Vec<u8>, Version, 
     let sigs: Vec<[u8; 64]> = signers.iter().map(|k| k.sign(&bytes).to_bytes()).collect();
     let packet = linesig::wire::build::packet_from_signed(version, &bytes, &sigs);
     (packet, version, n)
+}
+
+/// Append an Ed25519 precompile instruction verifying `signer`'s signature on `message`,
+/// with signature, key and message in the instruction's own data (offsets relative to
+/// it, instruction indices `u16::MAX`), as wallets lay it out; the program id joins the
+/// read-only unsigned accounts.
+fn add_precompile(m: &mut Message, signer: &SigningKey, message: &[u8; 32]) {
+    m.account_keys.push(linesig::wire::ED25519_PROGRAM_ID);
+    m.header[2] += 1;
+    const RECORDS_END: u16 = 2 + 14;
+    let (signature, public_key, msg) = (RECORDS_END, RECORDS_END + 64, RECORDS_END + 96);
+    let mut data = vec![1, 0];
+    for v in [signature, u16::MAX, public_key, u16::MAX, msg, 32, u16::MAX] {
+        data.extend_from_slice(&v.to_le_bytes());
+    }
+    data.extend_from_slice(&signer.sign(message).to_bytes());
+    data.extend_from_slice(signer.verifying_key().as_bytes());
+    data.extend_from_slice(message);
+    m.instructions.push(Instruction {
+        program: (m.account_keys.len() - 1) as u8,
+        accounts: Vec::new(),
+        data,
+    });
 }
 
 /// A corruption that breaks exactly one sanitize rule.

@@ -293,3 +293,67 @@ fn bad_files_and_options_are_clear_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn precompile_signatures_are_verified_when_asked() {
+    let file = scratch("precompile.lspkt");
+    let labels = scratch("precompile.labels");
+    linesig_ok(&[
+        "gen",
+        "--count",
+        "300",
+        "--seed",
+        "11",
+        "--precompile",
+        "0.5",
+        "--invalid",
+        "0.1",
+        "--versions",
+        "legacy,v0,v1",
+        "--out",
+        file.to_str().unwrap(),
+        "--labels",
+        labels.to_str().unwrap(),
+    ]);
+    let mut own_signatures = 0;
+    let mut valid = 0;
+    for line in std::fs::read_to_string(&labels).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        own_signatures += v["signatures"].as_u64().unwrap();
+        valid += u64::from(v["label"] == "valid");
+    }
+    for policy in ["strict", "zip215"] {
+        let plain = summary(
+            &linesig_ok(&[
+                "replay",
+                file.to_str().unwrap(),
+                "--json",
+                "--quiet",
+                "--policy",
+                policy,
+            ])
+            .stdout,
+        );
+        let with = summary(
+            &linesig_ok(&[
+                "replay",
+                file.to_str().unwrap(),
+                "--json",
+                "--quiet",
+                "--policy",
+                policy,
+                "--precompile",
+            ])
+            .stdout,
+        );
+        assert_eq!(plain["signatures"], own_signatures);
+        // About half the transactions carry one more (valid) signature.
+        let extra = with["signatures"].as_u64().unwrap() - own_signatures;
+        assert!(
+            (100..=200).contains(&extra),
+            "{extra} precompile signatures"
+        );
+        assert_eq!(plain["passed"], valid);
+        assert_eq!(with["passed"], valid);
+    }
+}
