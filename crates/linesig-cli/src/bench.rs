@@ -5,7 +5,7 @@
 
 use crate::clock::{median, time, Timing};
 use crate::progress::Progress;
-use crate::schemes::{parse_scheme, yardsticks, Ed25519Signer, MlDsaSigner, Yardstick};
+use crate::schemes::{parse_scheme, yardsticks, Ed25519Signer, MlDsaSigner, Verifier, Yardstick};
 use crate::workload::{seed32, Signer, Workload, WorkloadSpec};
 use crate::{parse_backend, CliError};
 use clap::{Args, ValueEnum};
@@ -298,17 +298,33 @@ fn measure_yardstick(
             Some(items.len() as u64),
             show,
         );
-        let (valid, timing) = time(|| {
-            items
+        let (valid, timing) = time(|| match y.verify {
+            Verifier::Each(verify) => items
                 .iter()
                 .map(|it| {
                     progress.inc(1);
-                    (y.verify)(it)
+                    verify(it)
                 })
-                .collect::<Vec<bool>>()
+                .collect::<Vec<bool>>(),
+            Verifier::Batch { size, verify } => items
+                .chunks(size)
+                .map(|chunk| {
+                    progress.inc(chunk.len() as u64);
+                    verify(chunk)
+                })
+                .collect::<Vec<bool>>(),
         });
         progress.finish();
-        agrees &= valid == expect_valid;
+        // A batch verifier answers per batch: it agrees when it accepts exactly the
+        // batches whose items were all left honest.
+        let expected: Vec<bool> = match y.verify {
+            Verifier::Each(_) => expect_valid.to_vec(),
+            Verifier::Batch { size, .. } => expect_valid
+                .chunks(size)
+                .map(|c| c.iter().all(|v| *v))
+                .collect(),
+        };
+        agrees &= valid == expected;
         timings.push(timing);
     }
     YardstickRun {

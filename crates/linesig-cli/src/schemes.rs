@@ -56,18 +56,50 @@ impl Signer for MlDsaSigner {
 /// Does a verifier accept the item?
 pub type VerifyFn = fn(&Item<'_>) -> bool;
 
+/// Does a batch verifier accept the whole batch? (One answer per batch: a batch
+/// equation has no per-signature verdict.)
+pub type BatchVerifyFn = fn(&[Item<'_>]) -> bool;
+
+/// How a yardstick verifies.
+#[derive(Clone, Copy)]
+pub enum Verifier {
+    /// One item per call.
+    Each(VerifyFn),
+    /// Consecutive batches of `size` items per call.
+    Batch { size: usize, verify: BatchVerifyFn },
+}
+
 /// A single-threaded verifier that users would otherwise run, for the ratio.
 pub struct Yardstick {
     pub name: &'static str,
-    pub verify: VerifyFn,
+    pub verify: Verifier,
 }
+
+/// The batch size of the batch yardsticks (the "zebra verify_batch at batch 512").
+const YARDSTICK_BATCH: usize = 512;
 
 pub fn yardsticks(scheme: Scheme) -> Vec<Yardstick> {
     match scheme {
-        Scheme::Ed25519(_) => vec![Yardstick {
-            name: "ed25519-dalek verify_strict, 1 thread",
-            verify: dalek_verify_strict,
-        }],
+        Scheme::Ed25519(_) => vec![
+            Yardstick {
+                name: "ed25519-dalek verify_strict, 1 thread",
+                verify: Verifier::Each(dalek_verify_strict),
+            },
+            Yardstick {
+                name: "ed25519-dalek verify_batch (512), 1 thread",
+                verify: Verifier::Batch {
+                    size: YARDSTICK_BATCH,
+                    verify: dalek_verify_batch,
+                },
+            },
+            Yardstick {
+                name: "ed25519-zebra batch::Verifier (512), 1 thread",
+                verify: Verifier::Batch {
+                    size: YARDSTICK_BATCH,
+                    verify: zebra_verify_batch,
+                },
+            },
+        ],
         Scheme::MlDsa(ps) => {
             let (libcrux, pqclean): (VerifyFn, VerifyFn) = match ps {
                 ParameterSet::MlDsa44 => (
@@ -86,11 +118,11 @@ pub fn yardsticks(scheme: Scheme) -> Vec<Yardstick> {
             vec![
                 Yardstick {
                     name: "libcrux-ml-dsa verify, 1 thread",
-                    verify: libcrux,
+                    verify: Verifier::Each(libcrux),
                 },
                 Yardstick {
                     name: "pqcrypto-mldsa (PQClean AVX2) verify, 1 thread",
-                    verify: pqclean,
+                    verify: Verifier::Each(pqclean),
                 },
             ]
         }
@@ -108,6 +140,48 @@ fn dalek_verify_strict(it: &Item<'_>) -> bool {
     ed25519_dalek::VerifyingKey::from_bytes(&pk)
         .and_then(|k| k.verify_strict(it.message, &ed25519_dalek::Signature::from_bytes(&sig)))
         .is_ok()
+}
+
+/// ed25519-dalek's batch equation (random linear combination), keys decoded per call as
+/// a caller holding bytes would.
+fn dalek_verify_batch(items: &[Item<'_>]) -> bool {
+    let mut keys = Vec::with_capacity(items.len());
+    let mut signatures = Vec::with_capacity(items.len());
+    let mut messages = Vec::with_capacity(items.len());
+    for it in items {
+        let (Ok(pk), Ok(sig)) = (
+            <[u8; 32]>::try_from(it.public_key),
+            <[u8; 64]>::try_from(it.signature),
+        ) else {
+            return false;
+        };
+        let Ok(key) = ed25519_dalek::VerifyingKey::from_bytes(&pk) else {
+            return false;
+        };
+        keys.push(key);
+        signatures.push(ed25519_dalek::Signature::from_bytes(&sig));
+        messages.push(it.message);
+    }
+    ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok()
+}
+
+/// ed25519-zebra's ZIP-215 batch verifier.
+fn zebra_verify_batch(items: &[Item<'_>]) -> bool {
+    let mut batch = ed25519_zebra::batch::Verifier::new();
+    for it in items {
+        let (Ok(pk), Ok(sig)) = (
+            <[u8; 32]>::try_from(it.public_key),
+            <[u8; 64]>::try_from(it.signature),
+        ) else {
+            return false;
+        };
+        batch.queue((
+            ed25519_zebra::VerificationKeyBytes::from(pk),
+            ed25519_zebra::Signature::from_bytes(&sig),
+            &it.message,
+        ));
+    }
+    batch.verify(rand::thread_rng()).is_ok()
 }
 
 fn pqclean<const SET: u32>(it: &Item<'_>) -> bool {

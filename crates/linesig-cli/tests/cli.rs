@@ -109,6 +109,19 @@ fn bench_with_invalid_signatures_reports_them_all_invalid() {
     assert_eq!(r["invalid_count"], 60);
     assert_eq!(r["mismatches"], 0);
     assert_eq!(r["yardstick"]["agrees_with_expectation"], true);
+    // verify_strict per item, then dalek's and zebra's batch equations per 512 items:
+    // each must reject exactly the batches holding a corrupted signature.
+    let names: Vec<&str> = r["yardsticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|y| {
+            assert_eq!(y["agrees_with_expectation"], true, "{y}");
+            y["name"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names[1].contains("verify_batch") && names[2].contains("zebra"));
 }
 
 #[test]
