@@ -74,6 +74,13 @@ pub struct PipelineArgs {
 }
 
 impl PipelineArgs {
+    fn parse_options(&self) -> ParseOptions {
+        ParseOptions {
+            accept_v1: !self.no_v1,
+            precompile: self.precompile,
+        }
+    }
+
     fn engine(&self) -> Result<Engine, CliError> {
         let mut builder = Engine::builder()
             .scheme(Scheme::Ed25519(self.policy))
@@ -94,10 +101,7 @@ impl PipelineArgs {
         Ok(pipeline::Config {
             engine: self.engine()?,
             policy: self.policy,
-            parse: ParseOptions {
-                accept_v1: !self.no_v1,
-                precompile: self.precompile,
-            },
+            parse: self.parse_options(),
             batch_signatures: self.batch,
             max_wait: Duration::from_micros(self.max_wait_us),
             queue_packets: self.queue,
@@ -153,10 +157,7 @@ pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
     };
     let summary = pipeline::run(config, Source::Memory(file.packets), &stop, None)?;
     if let Some((packets, engine)) = yardstick {
-        let parse = ParseOptions {
-            accept_v1: !args.pipeline.no_v1,
-            precompile: args.pipeline.precompile,
-        };
+        let parse = args.pipeline.parse_options();
         // The same triples the pipeline verified: well-formed, first-seen packets.
         let mut seen = std::collections::HashSet::new();
         let items: Vec<linesig::Item<'_>> = packets
@@ -528,14 +529,7 @@ fn create(path: &PathBuf) -> Result<BufWriter<std::fs::File>, CliError> {
 
 /// Send every packet to `addr`, paced to `rate` packets per second in 1 ms slices.
 fn send(generated: &[txgen::Generated], addr: SocketAddr, rate: u64) -> Result<Duration, CliError> {
-    let local: SocketAddr = if addr.is_ipv4() {
-        "0.0.0.0:0"
-    } else {
-        "[::]:0"
-    }
-    .parse()
-    .unwrap();
-    let socket = UdpSocket::bind(local)
+    let socket = pipeline::sending_socket(addr)
         .map_err(|e| CliError::io(format!("cannot open a UDP socket: {e}")))?;
     let start = Instant::now();
     for (i, g) in generated.iter().enumerate() {

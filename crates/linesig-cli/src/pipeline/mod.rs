@@ -162,6 +162,10 @@ pub fn run(
     Ok(summary)
 }
 
+/// Most verdict-log entries of dropped packets one batch carries: a flood of malformed
+/// packets with `--verdicts` on must not grow a batch without bound.
+const DROPPED_LOG_MAX: usize = 4096;
+
 /// Parse, dedup and batch: the only stage that looks inside packets before verification.
 fn batcher(
     config: &Config,
@@ -199,11 +203,10 @@ fn batcher(
         batch.packets.push(packet);
     };
     loop {
-        let full = batch.items.len() >= config.batch_signatures;
+        let full =
+            batch.items.len() >= config.batch_signatures || batch.dropped.len() >= DROPPED_LOG_MAX;
         let due = batch.oldest.is_some_and(|t| t.elapsed() >= config.max_wait);
-        if full
-            || (batch.oldest.is_none() && !batch.dropped.is_empty() && batch.dropped.len() >= 4096)
-        {
+        if full {
             // Full: wait for the verifier.
             if tx
                 .send(std::mem::replace(&mut batch, Batch::new()))
@@ -307,7 +310,9 @@ fn verifier(
             } else {
                 counters.invalid_signature.fetch_add(1, Relaxed);
             }
-            sink.verdict(packet, pass, own);
+            // A packet's own signatures come first among its items; #0 names it.
+            let (_, first) = &batch.items[batch.first_item[i]];
+            sink.verdict(packet, &packet.data[first.signature.clone()], pass, own);
         }
         for &(seq, cause, rule) in &batch.dropped {
             sink.dropped(seq, cause, rule);
@@ -333,12 +338,7 @@ impl Sink {
         };
         let forward = match config.forward {
             Some(addr) => {
-                let local: SocketAddr = if addr.is_ipv4() {
-                    "0.0.0.0:0".parse().unwrap()
-                } else {
-                    "[::]:0".parse().unwrap()
-                };
-                let socket = UdpSocket::bind(local).map_err(|e| {
+                let socket = sending_socket(addr).map_err(|e| {
                     CliError::io(format!("cannot open a socket to forward to {addr}: {e}"))
                 })?;
                 Some((socket, addr))
@@ -376,7 +376,7 @@ impl Sink {
         ok
     }
 
-    fn verdict(&mut self, packet: &Packet, pass: bool, verdicts: &[Verdict]) {
+    fn verdict(&mut self, packet: &Packet, signature: &[u8], pass: bool, verdicts: &[Verdict]) {
         let Some(w) = &mut self.verdicts else { return };
         let reasons: Vec<&str> = verdicts
             .iter()
@@ -385,13 +385,10 @@ impl Sink {
                 Verdict::Invalid(r) => r.as_str(),
             })
             .collect();
-        let first_signature = wire::parse(&packet.data, ParseOptions::default())
-            .map(|tx| bs58::encode(tx.signature(0)).into_string())
-            .unwrap_or_default();
         let line = serde_json::json!({
             "seq": packet.seq,
             "verdict": if pass { "pass" } else { "invalid_signature" },
-            "signature": first_signature,
+            "signature": bs58::encode(signature).into_string(),
             "reasons": reasons,
         });
         if let Err(e) = writeln!(w, "{line}") {
@@ -427,4 +424,14 @@ impl Sink {
             None => Ok(()),
         }
     }
+}
+
+/// A UDP socket on any local port of `to`'s address family, for sending to `to`.
+pub fn sending_socket(to: SocketAddr) -> std::io::Result<UdpSocket> {
+    let any: SocketAddr = if to.is_ipv4() {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    UdpSocket::bind(any)
 }
