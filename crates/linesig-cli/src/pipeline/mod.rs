@@ -205,7 +205,11 @@ fn batcher(
     loop {
         let full =
             batch.items.len() >= config.batch_signatures || batch.dropped.len() >= DROPPED_LOG_MAX;
-        let due = batch.oldest.is_some_and(|t| t.elapsed() >= config.max_wait);
+        // A batch of only dropped packets' log lines goes as soon as the verifier is free.
+        let due = match batch.oldest {
+            Some(t) => t.elapsed() >= config.max_wait,
+            None => !batch.dropped.is_empty(),
+        };
         if full {
             // Full: wait for the verifier.
             if tx
