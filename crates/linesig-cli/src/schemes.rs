@@ -130,11 +130,16 @@ pub fn yardsticks(scheme: Scheme) -> Vec<Yardstick> {
     }
 }
 
+/// The item's key and signature as Ed25519's fixed-size arrays, if they have the sizes.
+fn ed25519_arrays(it: &Item<'_>) -> Option<([u8; 32], [u8; 64])> {
+    Some((
+        it.public_key.try_into().ok()?,
+        it.signature.try_into().ok()?,
+    ))
+}
+
 fn dalek_verify_strict(it: &Item<'_>) -> bool {
-    let (Ok(pk), Ok(sig)) = (
-        <[u8; 32]>::try_from(it.public_key),
-        <[u8; 64]>::try_from(it.signature),
-    ) else {
+    let Some((pk, sig)) = ed25519_arrays(it) else {
         return false;
     };
     ed25519_dalek::VerifyingKey::from_bytes(&pk)
@@ -149,10 +154,7 @@ fn dalek_verify_batch(items: &[Item<'_>]) -> bool {
     let mut signatures = Vec::with_capacity(items.len());
     let mut messages = Vec::with_capacity(items.len());
     for it in items {
-        let (Ok(pk), Ok(sig)) = (
-            <[u8; 32]>::try_from(it.public_key),
-            <[u8; 64]>::try_from(it.signature),
-        ) else {
+        let Some((pk, sig)) = ed25519_arrays(it) else {
             return false;
         };
         let Ok(key) = ed25519_dalek::VerifyingKey::from_bytes(&pk) else {
@@ -169,10 +171,7 @@ fn dalek_verify_batch(items: &[Item<'_>]) -> bool {
 fn zebra_verify_batch(items: &[Item<'_>]) -> bool {
     let mut batch = ed25519_zebra::batch::Verifier::new();
     for it in items {
-        let (Ok(pk), Ok(sig)) = (
-            <[u8; 32]>::try_from(it.public_key),
-            <[u8; 64]>::try_from(it.signature),
-        ) else {
+        let Some((pk, sig)) = ed25519_arrays(it) else {
             return false;
         };
         batch.queue((
