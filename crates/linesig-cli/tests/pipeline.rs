@@ -120,6 +120,13 @@ fn summary(stdout: &[u8]) -> Value {
     v
 }
 
+/// `linesig replay FILE --json --quiet ARGS…`, and its summary line.
+fn replay_summary(file: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["replay", file.to_str().unwrap(), "--json", "--quiet"];
+    all.extend_from_slice(args);
+    summary(&linesig_ok(&all).stdout)
+}
+
 fn check_counts(s: &Value, mix: &Mix) {
     let drops = &s["drops"];
     assert_eq!(s["received"], mix.packets.len() as u64, "{s}");
@@ -135,19 +142,18 @@ fn replay_passes_exactly_the_valid_first_seen_packets() {
     let (file, mix) = generate("replay", 800);
     let passed = scratch("replay-passed.lspkt");
     let verdicts = scratch("replay-verdicts.jsonl");
-    let out = linesig_ok(&[
-        "replay",
-        file.to_str().unwrap(),
-        "--json",
-        "--quiet",
-        "--batch",
-        "64",
-        "--out",
-        passed.to_str().unwrap(),
-        "--verdicts",
-        verdicts.to_str().unwrap(),
-    ]);
-    check_counts(&summary(&out.stdout), &mix);
+    let s = replay_summary(
+        &file,
+        &[
+            "--batch",
+            "64",
+            "--out",
+            passed.to_str().unwrap(),
+            "--verdicts",
+            verdicts.to_str().unwrap(),
+        ],
+    );
+    check_counts(&s, &mix);
     assert_eq!(read_lspkt(&passed), mix.valid());
     // One verdict line per packet, each with the cause its label predicts.
     let mut by_seq: Vec<Option<String>> = vec![None; mix.packets.len()];
@@ -176,8 +182,7 @@ fn replay_passes_exactly_the_valid_first_seen_packets() {
         "--format",
         "pcap",
     ]);
-    let out = linesig_ok(&["replay", pcap.to_str().unwrap(), "--json", "--quiet"]);
-    check_counts(&summary(&out.stdout), &mix);
+    check_counts(&replay_summary(&pcap, &[]), &mix);
 }
 
 #[test]
@@ -323,29 +328,8 @@ fn precompile_signatures_are_verified_when_asked() {
         valid += u64::from(v["label"] == "valid");
     }
     for policy in ["strict", "zip215"] {
-        let plain = summary(
-            &linesig_ok(&[
-                "replay",
-                file.to_str().unwrap(),
-                "--json",
-                "--quiet",
-                "--policy",
-                policy,
-            ])
-            .stdout,
-        );
-        let with = summary(
-            &linesig_ok(&[
-                "replay",
-                file.to_str().unwrap(),
-                "--json",
-                "--quiet",
-                "--policy",
-                policy,
-                "--precompile",
-            ])
-            .stdout,
-        );
+        let plain = replay_summary(&file, &["--policy", policy]);
+        let with = replay_summary(&file, &["--policy", policy, "--precompile"]);
         assert_eq!(plain["signatures"], own_signatures);
         // About half the transactions carry one more (valid) signature.
         let extra = with["signatures"].as_u64().unwrap() - own_signatures;
