@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
-# the C ABI (header drift, C example, error paths) and the Go binding.
+# the C ABI (header drift, C example, error paths), the Go binding, and the Python
+# package (built with maturin into target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +16,6 @@ if ! command -v go >/dev/null 2>&1; then
     exit 1
 fi
 (cd bindings/go && go vet ./... && go test ./...)
+# The Python package: phe-compatible Paillier, against phe itself.
+source scripts/python.sh
+"$LINESIG_PYTHON" -m pytest -q bindings/python/tests

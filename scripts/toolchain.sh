@@ -7,3 +7,15 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "linesig: cargo not found; install Rust 1.85 or newer (https://rustup.rs) and retry" >&2
     exit 1
 fi
+# GMP (Paillier's big integers) is built from source by gmp-mpfr-sys, whose configure
+# needs m4. Install it where it is missing and we may (Debian, as root).
+if ! command -v m4 >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "linesig: installing m4 for GMP's build" >&2
+        apt-get install -y -q m4 >/dev/null 2>&1 \
+            || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q m4 >/dev/null; }
+    else
+        echo "linesig: m4 not found; install it (e.g. apt-get install m4) so GMP can build" >&2
+        exit 1
+    fi
+fi

@@ -3,6 +3,7 @@
 //! in the same run on the same items. Also one-thread rows per operation (keygen, sign,
 //! verify: mean, min, max, iterations, ops/s).
 
+use crate::bench_paillier;
 use crate::clock::{median, time, Timing};
 use crate::progress::Progress;
 use crate::schemes::{parse_scheme, yardsticks, Ed25519Signer, MlDsaSigner, Verifier, Yardstick};
@@ -15,12 +16,14 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Scheme: ed25519, mldsa44, mldsa65 or mldsa87.
+    /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, or paillier2048 / paillier3072 (any
+    /// even key size from 512 bits).
     #[arg(long, default_value = "ed25519")]
     scheme: String,
-    /// Signatures to generate and verify.
-    #[arg(long, default_value_t = 50_000)]
-    count: usize,
+    /// Signatures to generate and verify (default 50,000); for Paillier, values to
+    /// encrypt and decrypt per run (default 128).
+    #[arg(long)]
+    count: Option<usize>,
     /// Messages signed by each key (the engine groups repeated keys).
     #[arg(long, default_value_t = 4)]
     msgs_per_key: usize,
@@ -57,14 +60,17 @@ pub struct BenchArgs {
     /// Yardsticks measured in the same run: the scheme's usual ones, or none.
     #[arg(long, value_enum, default_value_t = YardstickChoice::Auto)]
     yardstick: YardstickChoice,
-    /// Iterations of each one-thread operation row (keygen, sign, verify); 0 skips them.
-    #[arg(long, default_value_t = 200)]
-    op_iterations: usize,
+    /// Iterations of each one-thread operation row (keygen, sign, verify; default 200);
+    /// for Paillier (encrypt, decrypt, add, mul; keygen a quarter as many) default 20.
+    /// 0 skips them.
+    #[arg(long)]
+    op_iterations: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum YardstickChoice {
-    /// ed25519-dalek `verify_strict` for Ed25519; libcrux and PQClean for ML-DSA.
+    /// ed25519-dalek `verify_strict` for Ed25519; libcrux and PQClean for ML-DSA; phe
+    /// (python-paillier, where installed) for Paillier.
     #[value(alias = "dalek")]
     Auto,
     None,
@@ -128,8 +134,20 @@ struct RunReport {
     yardsticks: Vec<YardstickReport>,
 }
 
+/// Signatures per run unless `--count` says otherwise: the founding benchmark's 50,000.
+const DEFAULT_COUNT: usize = 50_000;
+const DEFAULT_OP_ITERATIONS: usize = 200;
+const DEFAULT_PAILLIER_COUNT: usize = 128;
+const DEFAULT_PAILLIER_OP_ITERATIONS: usize = 20;
+
+impl BenchArgs {
+    fn count(&self) -> usize {
+        self.count.unwrap_or(DEFAULT_COUNT)
+    }
+}
+
 fn validate(args: &BenchArgs) -> Result<(), CliError> {
-    if args.count == 0 || args.msgs_per_key == 0 || args.repeat == 0 {
+    if args.count() == 0 || args.msgs_per_key == 0 || args.repeat == 0 {
         return Err(CliError::usage(
             "--count, --msgs-per-key and --repeat must be at least 1",
         ));
@@ -144,6 +162,23 @@ fn validate(args: &BenchArgs) -> Result<(), CliError> {
 
 pub fn run(args: BenchArgs) -> Result<bool, CliError> {
     validate(&args)?;
+    if let Some(bits) = bench_paillier::key_bits(&args.scheme) {
+        if args.policy.is_some() || args.sweep || args.invalid != 0.0 {
+            return Err(CliError::usage(
+                "--policy, --sweep and --invalid do not apply to Paillier",
+            ));
+        }
+        return bench_paillier::run(bench_paillier::PaillierBenchArgs {
+            bits: bits?,
+            count: args.count.unwrap_or(DEFAULT_PAILLIER_COUNT),
+            workers: args.workers.unwrap_or_else(linesig::available_cores),
+            seed: args.seed,
+            repeat: args.repeat,
+            op_iterations: args.op_iterations.unwrap_or(DEFAULT_PAILLIER_OP_ITERATIONS),
+            phe: matches!(args.yardstick, YardstickChoice::Auto),
+            json: args.json,
+        });
+    }
     let scheme = parse_scheme(&args.scheme, args.policy)?;
     match scheme {
         Scheme::Ed25519(_) => run_scheme(&args, scheme, &Ed25519Signer),
@@ -161,7 +196,7 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
     let backend = parse_backend(&args.backend)?;
     let show = !args.json;
     let spec = WorkloadSpec {
-        count: args.count,
+        count: args.count(),
         msgs_per_key: args.msgs_per_key,
         msg_size: args.msg_size,
         invalid_fraction: args.invalid,
@@ -226,7 +261,13 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
             )
         })
         .collect();
-    let operations = operation_rows(scheme, signer, &items, args.op_iterations, args.seed);
+    let operations = operation_rows(
+        scheme,
+        signer,
+        &items,
+        args.op_iterations.unwrap_or(DEFAULT_OP_ITERATIONS),
+        args.seed,
+    );
 
     let mut reports: Vec<RunReport> = runs
         .iter()

@@ -386,3 +386,81 @@ fn verify_mldsa_lines_with_contexts() {
     assert_eq!(v[1]["reason"], "equation_failed");
     assert_eq!(v[2]["reason"], "bad_context");
 }
+
+#[test]
+fn bench_paillier_reports_every_table_and_row() {
+    let out = linesig_ok(
+        &[
+            "bench",
+            "--scheme",
+            "paillier512",
+            "--count",
+            "6",
+            "--repeat",
+            "1",
+            "--op-iterations",
+            "2",
+            "--yardstick",
+            "none",
+            "--json",
+        ],
+        None,
+    );
+    let r = &json_lines(&out)[0];
+    assert_eq!(r["scheme"], "paillier512");
+    assert_eq!(r["status"], "SUCCESS");
+    assert_eq!(r["round_trip_failures"], 0);
+    assert!(r["djn_table_bytes"].as_u64().unwrap() > 0);
+    let tables = r["tables"].as_array().unwrap();
+    let names: Vec<&str> = tables
+        .iter()
+        .map(|t| t["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["encrypt (textbook r^n)", "encrypt (DJN)", "decrypt"]
+    );
+    for t in tables {
+        let ways = t["ways"].as_array().unwrap();
+        assert_eq!(ways.len(), 3, "{t}");
+        assert!(ways.iter().all(|w| w["ops_per_s"].as_f64().unwrap() > 0.0));
+    }
+    let ops: Vec<&str> = r["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            "keygen",
+            "encrypt",
+            "encrypt-djn",
+            "decrypt",
+            "add",
+            "add-plain",
+            "mul"
+        ]
+    );
+    for (args, needle) in [
+        (
+            vec!["bench", "--scheme", "paillier511"],
+            "Paillier key sizes",
+        ),
+        (vec!["bench", "--scheme", "paillierx"], "Paillier key sizes"),
+        (
+            vec!["bench", "--scheme", "paillier2048", "--policy", "strict"],
+            "do not apply to Paillier",
+        ),
+        (
+            vec!["bench", "--scheme", "paillier2048", "--workers", "0"],
+            "workers",
+        ),
+    ] {
+        let out = linesig(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}

@@ -26,6 +26,7 @@ pub mod ed25519;
 mod engine;
 pub mod item;
 pub mod mldsa;
+pub mod paillier;
 mod verdict;
 pub mod wire;
 

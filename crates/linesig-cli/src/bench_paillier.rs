@@ -1,0 +1,616 @@
+//! `linesig bench --scheme paillier2048|paillier3072`: the founding document's Paillier
+//! table. For encryption (textbook r^n and DJN) and decryption: linesig one call at a
+//! time, linesig's array call on one worker and on all workers, and python-paillier
+//! (`phe`) in the same run, one call at a time, on threads and on processes. Then
+//! one-thread rows per operation (keygen, encrypt, decrypt, add, mul: mean, min, max,
+//! iterations, ops/s). Every array ciphertext is decrypted back and checked, and phe
+//! decrypts a sample of linesig's ciphertexts.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use linesig::paillier::{generate_keypair, Integer, Mode, Pool, PrivateKey, PublicKey};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+
+use crate::clock::{median, time, Timing};
+use crate::CliError;
+
+/// `paillier2048` → 2048; `None` for any other scheme name.
+pub fn key_bits(scheme: &str) -> Option<Result<u32, CliError>> {
+    let digits = scheme
+        .to_ascii_lowercase()
+        .strip_prefix("paillier")?
+        .to_string();
+    Some(
+        digits
+            .parse::<u32>()
+            .ok()
+            .filter(|b| *b >= 512 && b % 2 == 0)
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "unknown scheme '{scheme}': Paillier key sizes are even numbers of bits \
+                     from 512 (paillier2048, paillier3072, ...)"
+                ))
+            }),
+    )
+}
+
+/// What the Paillier benchmark needs from `linesig bench`'s arguments.
+pub struct PaillierBenchArgs {
+    pub bits: u32,
+    pub count: usize,
+    pub workers: usize,
+    pub seed: u64,
+    pub repeat: usize,
+    pub op_iterations: usize,
+    pub phe: bool,
+    pub json: bool,
+}
+
+/// One way of running one operation over the values.
+#[derive(Serialize)]
+struct Way {
+    name: String,
+    threads: usize,
+    ops_per_s: f64,
+    /// ops/s per CPU-second of this process (None where the clock is not known).
+    ops_per_cpu_s: Option<f64>,
+    /// ops/s ÷ phe one call at a time, measured in this run.
+    vs_phe: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Table {
+    operation: &'static str,
+    ways: Vec<Way>,
+}
+
+#[derive(Serialize)]
+struct OperationRow {
+    operation: &'static str,
+    iterations: usize,
+    mean_us: f64,
+    min_us: f64,
+    max_us: f64,
+    ops_per_s: f64,
+}
+
+#[derive(Serialize)]
+struct PaillierReport {
+    scheme: String,
+    key_bits: u32,
+    count: usize,
+    workers: usize,
+    cores: usize,
+    seed: u64,
+    repeats: usize,
+    djn_table_bytes: usize,
+    djn_table_build_seconds: f64,
+    phe: Option<PheInfo>,
+    phe_note: Option<String>,
+    tables: Vec<Table>,
+    operations: Vec<OperationRow>,
+    round_trip_failures: usize,
+    phe_cross_decrypt: Option<(usize, usize)>,
+    status: &'static str,
+}
+
+#[derive(Serialize, serde::Deserialize)]
+struct PheInfo {
+    python: String,
+    phe_version: String,
+    gmpy2: bool,
+}
+
+/// What the phe script reports: ops/s per way, and which of linesig's ciphertexts it
+/// decrypted to the expected values.
+#[derive(serde::Deserialize)]
+struct PheResult {
+    info: PheInfo,
+    encrypt: PheRates,
+    decrypt: PheRates,
+    cross_ok: usize,
+    cross_total: usize,
+}
+
+#[derive(serde::Deserialize)]
+struct PheRates {
+    single: f64,
+    threads: f64,
+    processes: f64,
+}
+
+pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
+    let started = Instant::now();
+    let show = !args.json;
+    let note = |s: &str| {
+        if show {
+            eprintln!("{s}");
+        }
+    };
+    let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
+    note(&format!(
+        "generating a {}-bit key (seed {})",
+        args.bits, args.seed
+    ));
+    let (public, private) =
+        generate_keypair(args.bits, &mut rng).map_err(|e| CliError::usage(e.to_string()))?;
+    let djn_public = public.clone().with_random_djn(&mut rng);
+    let (_, djn_build) = time(|| djn_public.prepare_djn());
+    let values: Vec<Integer> = (0..args.count)
+        .map(|i| Integer::from(i as u64 * 0x9e37_79b9_7f4a_7c15 % (1 << 62)))
+        .collect();
+    let pool_one = Pool::new(1).map_err(|e| CliError::usage(e.to_string()))?;
+    let pool_all = Pool::new(args.workers).map_err(|e| CliError::usage(e.to_string()))?;
+
+    // linesig, three ways per operation, median of `repeat` runs each.
+    let rate = |timings: Vec<Timing>| -> (f64, Option<f64>) {
+        let m = median(timings);
+        let n = args.count as f64;
+        (
+            n / m.wall.as_secs_f64(),
+            m.cpu
+                .map(|c| c.as_secs_f64())
+                .filter(|&c| c > 0.0)
+                .map(|c| n / c),
+        )
+    };
+    let repeat =
+        |label: &str, work: &mut dyn FnMut() -> Vec<Integer>| -> (Vec<Integer>, Vec<Timing>) {
+            note(&format!("  {label}"));
+            let mut timings = Vec::new();
+            let mut last = Vec::new();
+            for _ in 0..args.repeat {
+                let (out, t) = time(&mut *work);
+                timings.push(t);
+                last = out;
+            }
+            (last, timings)
+        };
+    // Ciphertexts that do not decrypt to their values (missing ones count too).
+    let failures_in = |ciphertexts: &[Integer]| -> usize {
+        ciphertexts
+            .iter()
+            .zip(&values)
+            .filter(|(c, m)| private.decrypt(c).ok().as_ref() != Some(*m))
+            .count()
+            + values.len().saturating_sub(ciphertexts.len())
+    };
+    let mut failures = 0usize;
+
+    let mut tables = Vec::new();
+    let mut sample_for_phe = Vec::new();
+    for (operation, key, mode) in [
+        ("encrypt (textbook r^n)", &public, Mode::Textbook),
+        ("encrypt (DJN)", &djn_public, Mode::Djn),
+    ] {
+        note(&format!("{operation}: {} values", args.count));
+        let (single, t_single) = repeat("one call at a time", &mut || {
+            let mut r = rand::thread_rng();
+            values
+                .iter()
+                .filter_map(|m| key.encrypt(m, mode, &mut r).ok())
+                .collect()
+        });
+        failures += failures_in(&single);
+        let (one, t_one) = repeat("array call, 1 worker", &mut || {
+            pool_one.encrypt(key, &values, mode).unwrap_or_default()
+        });
+        failures += failures_in(&one);
+        let (all, t_all) = repeat(
+            &format!("array call, {} workers", args.workers),
+            &mut || pool_all.encrypt(key, &values, mode).unwrap_or_default(),
+        );
+        failures += failures_in(&all);
+        sample_for_phe.extend(all.iter().take(8).cloned());
+        tables.push(linesig_table(
+            operation,
+            args.workers,
+            [rate(t_single), rate(t_one), rate(t_all)],
+        ));
+    }
+    let ciphertexts = pool_all
+        .encrypt(&public, &values, Mode::Textbook)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    note(&format!("decrypt: {} values", args.count));
+    let (single, t_single) = repeat("one call at a time", &mut || {
+        ciphertexts
+            .iter()
+            .filter_map(|c| private.decrypt(c).ok())
+            .collect()
+    });
+    let (one, t_one) = repeat("array call, 1 worker", &mut || {
+        pool_one.decrypt(&private, &ciphertexts).unwrap_or_default()
+    });
+    let (all, t_all) = repeat(
+        &format!("array call, {} workers", args.workers),
+        &mut || pool_all.decrypt(&private, &ciphertexts).unwrap_or_default(),
+    );
+    for out in [&single, &one, &all] {
+        failures += out.iter().zip(&values).filter(|(a, b)| a != b).count()
+            + values.len().saturating_sub(out.len());
+    }
+    tables.push(linesig_table(
+        "decrypt",
+        args.workers,
+        [rate(t_single), rate(t_one), rate(t_all)],
+    ));
+
+    // phe in the same run, when it is installed.
+    let (phe, phe_note, cross) = if args.phe {
+        note("phe (python-paillier): the same key, one call at a time, threads, processes");
+        match run_phe(&args, &private, &values, &sample_for_phe) {
+            Ok(result) => {
+                add_phe(&mut tables[0], &result.encrypt, args.workers);
+                add_phe(&mut tables[1], &result.encrypt, args.workers);
+                add_phe(&mut tables[2], &result.decrypt, args.workers);
+                (
+                    Some(result.info),
+                    None,
+                    Some((result.cross_ok, result.cross_total)),
+                )
+            }
+            Err(why) => (None, Some(why), None),
+        }
+    } else {
+        (
+            None,
+            Some("not measured (--yardstick none)".to_string()),
+            None,
+        )
+    };
+
+    note("one thread, call by call");
+    let operations = operation_rows(&args, &public, &private, &mut rng);
+    let cross_ok = cross.is_none_or(|(ok, total)| ok == total);
+    let success = failures == 0 && cross_ok;
+    let report = PaillierReport {
+        scheme: format!("paillier{}", args.bits),
+        key_bits: args.bits,
+        count: args.count,
+        workers: args.workers,
+        cores: linesig::available_cores(),
+        seed: args.seed,
+        repeats: args.repeat,
+        djn_table_bytes: djn_public.djn_table_bytes(),
+        djn_table_build_seconds: djn_build.wall.as_secs_f64(),
+        phe,
+        phe_note,
+        tables,
+        operations,
+        round_trip_failures: failures,
+        phe_cross_decrypt: cross,
+        status: if success { "SUCCESS" } else { "FAILURE" },
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).expect("reports serialise")
+        );
+    } else {
+        print_report(&report, started.elapsed().as_secs_f64());
+    }
+    Ok(success)
+}
+
+fn linesig_table(operation: &'static str, workers: usize, rates: [(f64, Option<f64>); 3]) -> Table {
+    let names = [
+        ("linesig, one call at a time".to_string(), 1),
+        ("linesig array call, 1 worker".to_string(), 1),
+        (format!("linesig array call, {workers} workers"), workers),
+    ];
+    Table {
+        operation,
+        ways: names
+            .into_iter()
+            .zip(rates)
+            .map(|((name, threads), (ops, per_cpu))| Way {
+                name,
+                threads,
+                ops_per_s: ops,
+                ops_per_cpu_s: per_cpu,
+                vs_phe: None,
+            })
+            .collect(),
+    }
+}
+
+/// Put phe's rows first and every linesig row's ratio against phe one call at a time.
+fn add_phe(table: &mut Table, rates: &PheRates, workers: usize) {
+    for way in &mut table.ways {
+        way.vs_phe = Some(way.ops_per_s / rates.single);
+    }
+    let phe_ways = [
+        ("phe, one call at a time", 1, rates.single),
+        ("phe, threads", workers, rates.threads),
+        ("phe, processes", workers, rates.processes),
+    ];
+    for (i, (name, threads, ops)) in phe_ways.into_iter().enumerate() {
+        table.ways.insert(
+            i,
+            Way {
+                name: if threads > 1 {
+                    format!("{name} ({threads})")
+                } else {
+                    name.to_string()
+                },
+                threads,
+                ops_per_s: ops,
+                ops_per_cpu_s: None,
+                vs_phe: Some(ops / rates.single),
+            },
+        );
+    }
+}
+
+/// The interpreter for phe: $LINESIG_PYTHON, else the environment scripts/test.sh builds
+/// (target/python-venv), else python3.
+fn python() -> String {
+    if let Ok(p) = std::env::var("LINESIG_PYTHON") {
+        return p;
+    }
+    let venv = std::path::Path::new("target/python-venv/bin/python");
+    if venv.exists() {
+        return venv.display().to_string();
+    }
+    "python3".to_string()
+}
+
+/// Times phe on the same key (n, p, q) and values, one call at a time, on threads and on
+/// processes; decrypts linesig's sample ciphertexts. Reads a JSON job on stdin.
+const PHE_SCRIPT: &str = r#"
+import json, multiprocessing, sys, time, platform
+from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
+import phe
+from phe import paillier, util
+
+job = json.loads(sys.stdin.read())
+n, p, q = int(job["n"]), int(job["p"]), int(job["q"])
+values = [int(v) for v in job["values"]]
+workers = job["workers"]
+pk = paillier.PaillierPublicKey(n)
+sk = paillier.PaillierPrivateKey(pk, p, q)
+
+def enc(v):
+    return pk.encrypt(v).ciphertext()
+
+def dec(c):
+    return sk.decrypt(paillier.EncryptedNumber(pk, c, 0))
+
+def rate(work, items):
+    t = time.perf_counter()
+    out = work(items)
+    return len(items) / (time.perf_counter() - t), out
+
+def single(f):
+    return lambda items: [f(x) for x in items]
+
+def threads(f):
+    def run(items):
+        with ThreadPoolExecutor(workers) as ex:
+            return list(ex.map(f, items))
+    return run
+
+def processes(f, pool):
+    return lambda items: list(pool.map(f, items, chunksize=max(1, len(items) // (4 * workers))))
+
+if __name__ == "__main__":
+    # fork: the workers inherit this script's functions (there is no file to import).
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        list(pool.map(abs, range(workers)))  # start the workers before timing
+        e1, cts = rate(single(enc), values)
+        e2, _ = rate(threads(enc), values)
+        e3, _ = rate(processes(enc, pool), values)
+        d1, _ = rate(single(dec), cts)
+        d2, _ = rate(threads(dec), cts)
+        d3, _ = rate(processes(dec, pool), cts)
+    cross = [(int(c), int(m)) for c, m in job["cross"]]
+    ok = sum(1 for c, m in cross if dec(c) == m)
+    print(json.dumps({
+        "info": {"python": platform.python_version(), "phe_version": phe.__version__,
+                 "gmpy2": bool(getattr(util, "HAVE_GMP", False))},
+        "encrypt": {"single": e1, "threads": e2, "processes": e3},
+        "decrypt": {"single": d1, "threads": d2, "processes": d3},
+        "cross_ok": ok, "cross_total": len(cross),
+    }))
+"#;
+
+/// phe is slow (the reason linesig exists): it runs on at most this many values.
+const PHE_MAX_VALUES: usize = 64;
+
+fn run_phe(
+    args: &PaillierBenchArgs,
+    private: &PrivateKey,
+    values: &[Integer],
+    sample: &[Integer],
+) -> Result<PheResult, String> {
+    let python = python();
+    let phe_values: Vec<String> = values
+        .iter()
+        .take(PHE_MAX_VALUES.max(2 * args.workers))
+        .map(Integer::to_string)
+        .collect();
+    let cross: Vec<(String, String)> = sample
+        .iter()
+        .map(|c| {
+            let m = private.decrypt(c).unwrap_or_default();
+            (c.to_string(), m.to_string())
+        })
+        .collect();
+    let job = serde_json::json!({
+        "n": private.public_key().n().to_string(),
+        "p": private.p().to_string(),
+        "q": private.q().to_string(),
+        "values": phe_values,
+        "workers": args.workers,
+        "cross": cross,
+    });
+    let mut child = Command::new(&python)
+        .args(["-c", PHE_SCRIPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not run {python}: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(job.to_string().as_bytes())
+            .map_err(|e| format!("could not talk to {python}: {e}"))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{python} failed: {e}"))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("No module named 'phe'") {
+            return Err(format!(
+                "phe is not installed for {python} (pip install phe gmpy2, set LINESIG_PYTHON, \
+                 or run scripts/test.sh once to build target/python-venv)"
+            ));
+        }
+        let last = stderr.lines().last().unwrap_or("no message");
+        return Err(format!("the phe run failed: {last}"));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable phe report: {e}"))
+}
+
+/// keygen, encrypt (both modes), decrypt, add, add a plaintext, multiply by a 64-bit
+/// scalar: each timed call by call on this thread.
+fn operation_rows(
+    args: &PaillierBenchArgs,
+    public: &PublicKey,
+    private: &PrivateKey,
+    rng: &mut ChaCha20Rng,
+) -> Vec<OperationRow> {
+    let iterations = args.op_iterations;
+    if iterations == 0 {
+        return Vec::new();
+    }
+    fn row(operation: &'static str, iterations: usize, mut one: impl FnMut()) -> OperationRow {
+        let each: Vec<f64> = (0..iterations)
+            .map(|_| {
+                let t = Instant::now();
+                one();
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        let mean = each.iter().sum::<f64>() / iterations as f64;
+        OperationRow {
+            operation,
+            iterations,
+            mean_us: mean,
+            min_us: each.iter().copied().fold(f64::INFINITY, f64::min),
+            max_us: each.iter().copied().fold(0.0, f64::max),
+            ops_per_s: 1e6 / mean,
+        }
+    }
+    let djn = public.clone().with_random_djn(rng);
+    let _ = djn.prepare_djn();
+    let m = Integer::from(0x1234_5678_9abc_def0u64);
+    let scalar = Integer::from(0xfedc_ba98_7654_3210u64);
+    let a = public.encrypt(&m, Mode::Textbook, rng).unwrap_or_default();
+    let b = public
+        .encrypt(&scalar, Mode::Textbook, rng)
+        .unwrap_or_default();
+    let mut r = rand::thread_rng();
+    let bits = args.bits;
+    let keygen_iterations = iterations.div_ceil(4);
+    vec![
+        row("keygen", keygen_iterations, || {
+            std::hint::black_box(generate_keypair(bits, &mut r).ok());
+        }),
+        row("encrypt", iterations, || {
+            std::hint::black_box(
+                public
+                    .encrypt(&m, Mode::Textbook, &mut rand::thread_rng())
+                    .ok(),
+            );
+        }),
+        row("encrypt-djn", iterations, || {
+            std::hint::black_box(djn.encrypt(&m, Mode::Djn, &mut rand::thread_rng()).ok());
+        }),
+        row("decrypt", iterations, || {
+            std::hint::black_box(private.decrypt(&a).ok());
+        }),
+        row("add", iterations, || {
+            std::hint::black_box(public.add(&a, &b).ok());
+        }),
+        row("add-plain", iterations, || {
+            std::hint::black_box(public.add_plain(&a, &scalar).ok());
+        }),
+        row("mul", iterations, || {
+            std::hint::black_box(public.mul_plain(&a, &scalar).ok());
+        }),
+    ]
+}
+
+fn print_report(r: &PaillierReport, total_seconds: f64) {
+    println!(
+        "linesig bench: Paillier, {}-bit n, on GMP ({} cores, {} workers)",
+        r.key_bits, r.cores, r.workers
+    );
+    println!("Values per run:         {} (seed {})", r.count, r.seed);
+    println!(
+        "DJN fixed-base table:   {:.1} MB, built in {:.3} s",
+        r.djn_table_bytes as f64 / 1e6,
+        r.djn_table_build_seconds
+    );
+    match (&r.phe, &r.phe_note) {
+        (Some(info), _) => println!(
+            "phe:                    {} on Python {}, gmpy2 {} (at most {} values)",
+            info.phe_version,
+            info.python,
+            if info.gmpy2 {
+                "yes"
+            } else {
+                "no: pure-Python big integers"
+            },
+            PHE_MAX_VALUES
+        ),
+        (None, Some(why)) => println!("phe:                    {why}"),
+        (None, None) => {}
+    }
+    for t in &r.tables {
+        println!();
+        println!(
+            "{:<40} {:>10} {:>14} {:>9}",
+            t.operation, "ops/s", "ops/CPU-s", "vs phe"
+        );
+        for w in &t.ways {
+            println!(
+                "  {:<38} {:>10.1} {:>14} {:>9}",
+                w.name,
+                w.ops_per_s,
+                w.ops_per_cpu_s.map_or("n/a".into(), |c| format!("{c:.1}")),
+                w.vs_phe.map_or("n/a".into(), |x| format!("{x:.2}x")),
+            );
+        }
+    }
+    if !r.operations.is_empty() {
+        println!();
+        println!("One thread, call by call (linesig):");
+        println!(
+            "  {:<12} {:>10} {:>12} {:>12} {:>12} {:>10}",
+            "op", "iterations", "mean us", "min us", "max us", "ops/s"
+        );
+        for o in &r.operations {
+            println!(
+                "  {:<12} {:>10} {:>12.1} {:>12.1} {:>12.1} {:>10.1}",
+                o.operation, o.iterations, o.mean_us, o.min_us, o.max_us, o.ops_per_s
+            );
+        }
+    }
+    println!();
+    println!("Total time:             {total_seconds:.1} s");
+    match r.phe_cross_decrypt {
+        Some((ok, total)) => println!(
+            "Checks:                 {} round-trip failures; phe decrypted {ok} of {total} linesig ciphertexts",
+            r.round_trip_failures
+        ),
+        None => println!("Checks:                 {} round-trip failures", r.round_trip_failures),
+    }
+    println!("STATUS: {}", r.status);
+}

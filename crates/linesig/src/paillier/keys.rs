@@ -1,0 +1,402 @@
+//! Paillier keys: generation, encryption in both modes, CRT decryption and the homomorphic
+//! operations on single values. Every operation's result is the same integer phe computes
+//! for the same inputs (and the same randomness), so the two interoperate both ways.
+
+use std::sync::{Arc, OnceLock};
+
+use rand::{CryptoRng, RngCore};
+use rug::integer::IsPrime;
+use rug::ops::RemRounding;
+use rug::Integer;
+
+use super::fixed_base::{FixedBaseTable, DEFAULT_WINDOW};
+use super::{random_below, random_nonzero_below, Error, Mode, MIN_KEY_BITS};
+
+/// Miller–Rabin rounds after GMP's own trial division and BPSW test: the probability that
+/// a composite passes is below 2^-100 for the candidate sizes used here.
+const PRIME_TEST_ROUNDS: u32 = 30;
+
+/// n, n², and optionally the DJN base hs with its fixed-base table (shared by clones).
+#[derive(Clone)]
+pub struct PublicKey {
+    n: Integer,
+    n_square: Integer,
+    djn: Option<Arc<Djn>>,
+}
+
+struct Djn {
+    hs: Integer,
+    /// α is drawn below 2^alpha_bits, alpha_bits = ⌈bits(n)/2⌉ (DJN §4.2).
+    alpha_bits: u32,
+    table: OnceLock<FixedBaseTable>,
+}
+
+impl std::fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PublicKey")
+            .field("bits", &self.bits())
+            .field("djn", &self.djn.is_some())
+            .finish()
+    }
+}
+
+/// Keys are equal when their moduli are (phe's rule); hs is an encryption option, not
+/// part of the key's identity.
+impl PartialEq for PublicKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.n == other.n
+    }
+}
+impl Eq for PublicKey {}
+
+impl PublicKey {
+    /// The public key for modulus n (g = n + 1 implied). n must be odd and at least 3;
+    /// whether it is a product of two primes cannot be checked without them.
+    pub fn new(n: Integer) -> Result<Self, Error> {
+        if n < 3 || n.is_even() {
+            return Err(Error::BadModulus);
+        }
+        let n_square = Integer::from(n.square_ref());
+        Ok(PublicKey {
+            n,
+            n_square,
+            djn: None,
+        })
+    }
+
+    pub fn n(&self) -> &Integer {
+        &self.n
+    }
+
+    pub fn n_square(&self) -> &Integer {
+        &self.n_square
+    }
+
+    /// Bits of n.
+    pub fn bits(&self) -> u32 {
+        self.n.significant_bits()
+    }
+
+    /// phe's bound for signed plaintexts: n/3 − 1. Values in [n − max_int, n) encode
+    /// negatives; [`PublicKey::mul_plain`] uses it to pick the cheaper exponent exactly as
+    /// phe does, so both give the same ciphertext.
+    pub fn max_int(&self) -> Integer {
+        Integer::from(&self.n / 3u32) - 1u32
+    }
+
+    /// This key with the DJN base hs (published by the key's owner), so that
+    /// [`Mode::Djn`] works. hs must be an invertible element of (0, n²).
+    pub fn with_djn(mut self, hs: Integer) -> Result<Self, Error> {
+        if hs <= 0 || hs >= self.n_square || Integer::from(hs.gcd_ref(&self.n)) != 1 {
+            return Err(Error::BadDjnBase);
+        }
+        self.djn = Some(Arc::new(Djn {
+            hs,
+            alpha_bits: self.bits().div_ceil(2),
+            table: OnceLock::new(),
+        }));
+        Ok(self)
+    }
+
+    /// This key with a fresh DJN base: hs = (−x²)^n mod n² for a random unit x.
+    pub fn with_random_djn<R: RngCore + CryptoRng + ?Sized>(self, rng: &mut R) -> Self {
+        let x = loop {
+            let x = random_nonzero_below(&self.n, rng);
+            if Integer::from(x.gcd_ref(&self.n)) == 1 {
+                break x;
+            }
+        };
+        let h = &self.n - Integer::from(x.square_ref()) % &self.n;
+        let hs = pow_mod(&h, &self.n, &self.n_square);
+        self.with_djn(hs)
+            .expect("(−x²)^n for a unit x is a unit of (0, n²)")
+    }
+
+    /// The DJN base hs, if this key has one.
+    pub fn djn_hs(&self) -> Option<&Integer> {
+        self.djn.as_ref().map(|d| &d.hs)
+    }
+
+    /// Bytes of the DJN fixed-base table, if it has been built (on first DJN use).
+    pub fn djn_table_bytes(&self) -> usize {
+        self.djn
+            .as_ref()
+            .and_then(|d| d.table.get())
+            .map_or(0, FixedBaseTable::bytes)
+    }
+
+    /// Build the DJN table now rather than on the first encryption.
+    pub fn prepare_djn(&self) -> Result<(), Error> {
+        self.djn_table().map(|_| ())
+    }
+
+    fn djn_table(&self) -> Result<(&FixedBaseTable, u32), Error> {
+        let djn = self.djn.as_ref().ok_or(Error::DjnNotEnabled)?;
+        let table = djn.table.get_or_init(|| {
+            FixedBaseTable::new(&djn.hs, &self.n_square, djn.alpha_bits, DEFAULT_WINDOW)
+        });
+        Ok((table, djn.alpha_bits))
+    }
+
+    /// Encrypt m ∈ [0, n) with a fresh obfuscator drawn as `mode` says.
+    pub fn encrypt<R: RngCore + CryptoRng + ?Sized>(
+        &self,
+        m: &Integer,
+        mode: Mode,
+        rng: &mut R,
+    ) -> Result<Integer, Error> {
+        let nude = self.encrypt_unobfuscated(m)?;
+        let obfuscator = self.obfuscator(mode, rng)?;
+        Ok(self.mul_mod(&nude, &obfuscator))
+    }
+
+    /// Encrypt m ∈ [0, n) with the given r > 0: (1 + m·n)·r^n mod n². phe's
+    /// `raw_encrypt(m, r_value=r)`; deterministic, for tests and fixtures.
+    pub fn encrypt_with_r(&self, m: &Integer, r: &Integer) -> Result<Integer, Error> {
+        if *r <= 0 {
+            return Err(Error::PlaintextOutOfRange);
+        }
+        let nude = self.encrypt_unobfuscated(m)?;
+        Ok(self.mul_mod(&nude, &pow_mod(r, &self.n, &self.n_square)))
+    }
+
+    /// (1 + n)^m = 1 + m·n mod n²: a valid ciphertext of m that anyone can undo; obfuscate
+    /// it before it leaves the machine.
+    pub fn encrypt_unobfuscated(&self, m: &Integer) -> Result<Integer, Error> {
+        self.check_plaintext(m)?;
+        Ok((Integer::from(m * &self.n) + 1u32) % &self.n_square)
+    }
+
+    /// c times a fresh obfuscator: the same plaintext, unlinkable to c.
+    pub fn obfuscate<R: RngCore + CryptoRng + ?Sized>(
+        &self,
+        c: &Integer,
+        mode: Mode,
+        rng: &mut R,
+    ) -> Result<Integer, Error> {
+        self.check_ciphertext(c)?;
+        let obfuscator = self.obfuscator(mode, rng)?;
+        Ok(self.mul_mod(c, &obfuscator))
+    }
+
+    /// A random n-th residue mod n²: r^n (textbook) or hs^α (DJN).
+    pub fn obfuscator<R: RngCore + CryptoRng + ?Sized>(
+        &self,
+        mode: Mode,
+        rng: &mut R,
+    ) -> Result<Integer, Error> {
+        match mode {
+            Mode::Textbook => {
+                let r = random_nonzero_below(&self.n, rng);
+                Ok(pow_mod(&r, &self.n, &self.n_square))
+            }
+            Mode::Djn => {
+                let (table, alpha_bits) = self.djn_table()?;
+                let alpha = random_below(&(Integer::from(1) << alpha_bits), rng);
+                Ok(table.pow(&alpha).expect("α is non-negative"))
+            }
+        }
+    }
+
+    /// Enc(a + b): a·b mod n².
+    pub fn add(&self, a: &Integer, b: &Integer) -> Result<Integer, Error> {
+        self.check_ciphertext(a)?;
+        self.check_ciphertext(b)?;
+        Ok(self.mul_mod(a, b))
+    }
+
+    /// Enc(a + k) for a plaintext k ∈ [0, n): c·(1 + k·n) mod n², not obfuscated.
+    pub fn add_plain(&self, c: &Integer, k: &Integer) -> Result<Integer, Error> {
+        self.check_ciphertext(c)?;
+        let nude = self.encrypt_unobfuscated(k)?;
+        Ok(self.mul_mod(c, &nude))
+    }
+
+    /// Enc(a·k) for a plaintext k ∈ [0, n): c^k mod n², or (c⁻¹)^(n−k) when k encodes a
+    /// negative number (k ≥ n − max_int), which is far cheaper and is what phe computes.
+    pub fn mul_plain(&self, c: &Integer, k: &Integer) -> Result<Integer, Error> {
+        self.check_ciphertext(c)?;
+        self.check_plaintext(k)?;
+        let negative_band = &self.n - self.max_int();
+        if *k >= negative_band {
+            let inverse = self.invert(c)?;
+            Ok(pow_mod(
+                &inverse,
+                &Integer::from(&self.n - k),
+                &self.n_square,
+            ))
+        } else {
+            Ok(pow_mod(c, k, &self.n_square))
+        }
+    }
+
+    /// Enc(−a): c⁻¹ mod n².
+    pub fn negate(&self, c: &Integer) -> Result<Integer, Error> {
+        self.check_ciphertext(c)?;
+        self.invert(c)
+    }
+
+    fn invert(&self, c: &Integer) -> Result<Integer, Error> {
+        c.invert_ref(&self.n_square)
+            .map(Integer::from)
+            .ok_or(Error::NotInvertible)
+    }
+
+    fn mul_mod(&self, a: &Integer, b: &Integer) -> Integer {
+        Integer::from(a * b) % &self.n_square
+    }
+
+    pub(crate) fn check_plaintext(&self, m: &Integer) -> Result<(), Error> {
+        if *m < 0 || *m >= self.n {
+            return Err(Error::PlaintextOutOfRange);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_ciphertext(&self, c: &Integer) -> Result<(), Error> {
+        if *c < 0 || *c >= self.n_square {
+            return Err(Error::CiphertextOutOfRange);
+        }
+        Ok(())
+    }
+}
+
+/// The factors p < q of n and what CRT decryption precomputes from them.
+#[derive(Clone)]
+pub struct PrivateKey {
+    public: PublicKey,
+    p: Integer,
+    q: Integer,
+    p_square: Integer,
+    q_square: Integer,
+    /// p⁻¹ mod q, for the CRT recombination.
+    p_inverse: Integer,
+    /// h_p = L_p(g^(p−1) mod p²)⁻¹ mod p (Paillier §4, per prime), and h_q likewise.
+    hp: Integer,
+    hq: Integer,
+}
+
+impl std::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrivateKey")
+            .field("public", &self.public)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PrivateKey {
+    /// The private key for `public` from its factors (in either order).
+    pub fn from_factors(public: PublicKey, p: Integer, q: Integer) -> Result<Self, Error> {
+        if p == q {
+            return Err(Error::EqualFactors);
+        }
+        if p <= 1 || q <= 1 || Integer::from(&p * &q) != *public.n() {
+            return Err(Error::FactorsMismatch);
+        }
+        let (p, q) = if q < p { (q, p) } else { (p, q) };
+        let p_square = Integer::from(p.square_ref());
+        let q_square = Integer::from(q.square_ref());
+        let p_inverse = p
+            .invert_ref(&q)
+            .map(Integer::from)
+            .ok_or(Error::FactorsMismatch)?;
+        let g = Integer::from(public.n() + 1u32);
+        let h = |x: &Integer, x_square: &Integer| -> Result<Integer, Error> {
+            let gx = pow_mod(&g, &Integer::from(x - 1u32), x_square);
+            l_function(&gx, x)
+                .invert(x)
+                .map_err(|_| Error::FactorsMismatch)
+        };
+        let hp = h(&p, &p_square)?;
+        let hq = h(&q, &q_square)?;
+        Ok(PrivateKey {
+            public,
+            p,
+            q,
+            p_square,
+            q_square,
+            p_inverse,
+            hp,
+            hq,
+        })
+    }
+
+    pub fn public_key(&self) -> &PublicKey {
+        &self.public
+    }
+
+    /// The smaller factor.
+    pub fn p(&self) -> &Integer {
+        &self.p
+    }
+
+    /// The larger factor.
+    pub fn q(&self) -> &Integer {
+        &self.q
+    }
+
+    /// The plaintext in [0, n) of a ciphertext c ∈ [0, n²): m_p = L_p(c^(p−1) mod p²)·h_p
+    /// mod p, m_q likewise, recombined by the CRT.
+    pub fn decrypt(&self, c: &Integer) -> Result<Integer, Error> {
+        self.public.check_ciphertext(c)?;
+        let half = |x: &Integer, x_square: &Integer, hx: &Integer| {
+            let cx = pow_mod(c, &Integer::from(x - 1u32), x_square);
+            Integer::from(&l_function(&cx, x) * hx) % x
+        };
+        let mp = half(&self.p, &self.p_square, &self.hp);
+        let mq = half(&self.q, &self.q_square, &self.hq);
+        // m = mp + p·((mq − mp)·p⁻¹ mod q)
+        let u = (Integer::from(&mq - &mp) * &self.p_inverse).rem_euc(&self.q);
+        Ok(mp + u * &self.p)
+    }
+}
+
+/// A key pair with n of exactly `bits` bits (even, at least [`MIN_KEY_BITS`]): p and q are
+/// distinct primes of bits/2 bits each with their two top bits set, so that p·q has
+/// exactly `bits` bits.
+pub fn generate_keypair<R: RngCore + CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+) -> Result<(PublicKey, PrivateKey), Error> {
+    if bits < MIN_KEY_BITS || bits % 2 != 0 {
+        return Err(Error::KeySize(bits));
+    }
+    let p = random_prime(bits / 2, rng);
+    let q = loop {
+        let q = random_prime(bits / 2, rng);
+        if q != p {
+            break q;
+        }
+    };
+    let public = PublicKey::new(Integer::from(&p * &q))?;
+    let private = PrivateKey::from_factors(public.clone(), p, q)?;
+    Ok((public, private))
+}
+
+/// A random prime of exactly `bits` bits with its top two bits set.
+fn random_prime<R: RngCore + CryptoRng + ?Sized>(bits: u32, rng: &mut R) -> Integer {
+    let top_two = Integer::from(3) << (bits - 2);
+    let bound = Integer::from(1) << (bits - 2);
+    loop {
+        // GMP's next_prime sieves upwards from a random start (BPSW plus Miller–Rabin);
+        // the extra rounds below make the bound explicit. Restart past `bits` bits.
+        let candidate = (random_below(&bound, rng) | &top_two).next_prime();
+        if candidate.significant_bits() == bits
+            && candidate.is_probably_prime(PRIME_TEST_ROUNDS) != IsPrime::No
+        {
+            return candidate;
+        }
+    }
+}
+
+/// L(x) = (x − 1)/p, exact for x ≡ 1 mod p (Paillier's L function).
+fn l_function(x: &Integer, p: &Integer) -> Integer {
+    Integer::from(x - 1u32) / p
+}
+
+/// base^exponent mod modulus for a non-negative exponent and a positive modulus.
+fn pow_mod(base: &Integer, exponent: &Integer, modulus: &Integer) -> Integer {
+    base.pow_mod_ref(exponent, modulus)
+        .map(Integer::from)
+        .expect("a non-negative exponent always has a result")
+}

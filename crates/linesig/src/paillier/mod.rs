@@ -1,0 +1,142 @@
+//! Paillier's additively homomorphic encryption (Paillier, EUROCRYPT 1999), on GMP through
+//! `rug`, with array calls that run on all cores. DESIGN.md §7.
+//!
+//! Keys use g = n + 1, so (1 + n)^m = 1 + m·n (mod n²): the plaintext part of a
+//! ciphertext is one multiplication, and the cost of encrypting is the *obfuscator*, a
+//! random n-th residue mod n². Two ways to draw it ([`Mode`]):
+//!
+//! - **Textbook**: r^n mod n² with r uniform in [1, n). The distribution python-paillier
+//!   (`phe`) produces; the default.
+//! - **DJN** (Damgård, Jurik, Nielsen, "A generalization of Paillier's public-key system
+//!   with applications to electronic voting", 2010, §4.2): hs^α mod n², where hs = h^n
+//!   mod n² is published with the key (h = −x² mod n for a random x) and α is uniform
+//!   below 2^⌈bits(n)/2⌉. hs is fixed, so hs^α runs on a fixed-base table with no
+//!   squarings. Its security rests on an extra assumption: that hs^α with this short α is
+//!   indistinguishable from a uniform n-th residue. Opt in per key with
+//!   [`PublicKey::with_djn`].
+//!
+//! Decryption uses the CRT over p² and q² (two half-size exponentiations with half-size
+//! exponents), as phe does, so plaintexts, ciphertexts and keys interoperate with phe.
+//!
+//! Plaintexts are integers in [0, n); signed and fixed-point encodings (phe's
+//! `EncodedNumber`) live in the Python layer. Every function checks its inputs' ranges
+//! and returns a typed [`Error`]; none panics on any input.
+
+mod fixed_base;
+mod keys;
+mod pool;
+
+pub use fixed_base::FixedBaseTable;
+pub use keys::{generate_keypair, PrivateKey, PublicKey};
+pub use pool::Pool;
+pub use rug::Integer;
+
+use rand::{CryptoRng, RngCore};
+
+/// How an encryption draws its obfuscator; see the module documentation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// r^n mod n² (phe's distribution).
+    #[default]
+    Textbook,
+    /// hs^α mod n² on the key's fixed-base table (opt-in; extra assumption).
+    Djn,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Textbook => "textbook",
+            Mode::Djn => "djn",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "textbook" => Ok(Mode::Textbook),
+            "djn" => Ok(Mode::Djn),
+            _ => Err(format!(
+                "unknown Paillier mode '{s}' (available: textbook, djn)"
+            )),
+        }
+    }
+}
+
+/// Smallest modulus [`generate_keypair`] makes. Smaller keys are useless for security;
+/// this bound exists so that tests can use fast keys.
+pub const MIN_KEY_BITS: u32 = 64;
+
+/// What a Paillier call can reject.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("key size must be an even number of bits, at least {MIN_KEY_BITS}; got {0}")]
+    KeySize(u32),
+    #[error("the modulus n must be odd and at least 3")]
+    BadModulus,
+    #[error("p·q does not equal the public key's n")]
+    FactorsMismatch,
+    #[error("p and q must be different")]
+    EqualFactors,
+    #[error("plaintext out of range: must lie in [0, n)")]
+    PlaintextOutOfRange,
+    #[error("ciphertext out of range: must lie in [0, n²)")]
+    CiphertextOutOfRange,
+    #[error("ciphertext has no inverse mod n² (it shares a factor with n)")]
+    NotInvertible,
+    #[error("DJN hs must lie in (0, n²) and be invertible mod n²")]
+    BadDjnBase,
+    #[error("DJN encryption needs a key with hs (PublicKey::with_djn)")]
+    DjnNotEnabled,
+    #[error("arrays differ in length: {0} and {1}")]
+    LengthMismatch(usize, usize),
+    #[error("item {index}: {error}")]
+    Item { index: usize, error: Box<Error> },
+    #[error("workers must be at least 1")]
+    ZeroWorkers,
+    #[error("could not start the worker pool: {0}")]
+    ThreadPool(String),
+}
+
+impl Error {
+    fn at(self, index: usize) -> Error {
+        Error::Item {
+            index,
+            error: Box::new(self),
+        }
+    }
+}
+
+/// A uniform integer in [0, bound) (bound > 0), by rejection on ⌈bits(bound)⌉ random bits:
+/// fewer than two draws expected, and no modular bias.
+fn random_below<R: RngCore + CryptoRng + ?Sized>(bound: &Integer, rng: &mut R) -> Integer {
+    let bits = bound.significant_bits();
+    let mut bytes = vec![0u8; bits.div_ceil(8) as usize];
+    let top_mask = match bits % 8 {
+        0 => 0xff,
+        b => (1u8 << b) - 1,
+    };
+    loop {
+        rng.fill_bytes(&mut bytes);
+        if let Some(top) = bytes.last_mut() {
+            *top &= top_mask;
+        }
+        let candidate = Integer::from_digits(&bytes, rug::integer::Order::Lsf);
+        if candidate < *bound {
+            return candidate;
+        }
+    }
+}
+
+/// A uniform integer in [1, bound).
+fn random_nonzero_below<R: RngCore + CryptoRng + ?Sized>(bound: &Integer, rng: &mut R) -> Integer {
+    loop {
+        let r = random_below(bound, rng);
+        if r != 0 {
+            return r;
+        }
+    }
+}
