@@ -1,9 +1,14 @@
-//! `linesig._native`: the compiled half of the Python package. Python's `linesig.paillier`
-//! keeps phe's classes, encodings and error messages; this module does the arithmetic on
-//! `linesig::paillier` (GMP) and runs array calls on all cores with the GIL released.
+//! `linesig._native`: the compiled half of the Python package.
 //!
-//! Integers cross the boundary as Python ints (num-bigint conversion) and are held as
-//! `rug::Integer`s inside.
+//! - `Engine`: batch signature verification. Columns arrive as lists of `bytes` or as
+//!   buffers (numpy, Arrow) read in place; verification runs with the GIL released and
+//!   returns one reason code per item (0 = valid).
+//! - Paillier: Python's `linesig.paillier` keeps phe's classes, encodings and error
+//!   messages; this module does the arithmetic on `linesig::paillier` (GMP) and runs array
+//!   calls on all cores with the GIL released. Integers cross the boundary as Python ints
+//!   (num-bigint conversion) and are held as `rug::Integer`s inside.
+
+mod engine;
 
 use std::sync::{Arc, Mutex};
 
@@ -295,6 +300,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(powmod, m)?)?;
     m.add_function(wrap_pyfunction!(invert, m)?)?;
     m.add_function(wrap_pyfunction!(mulmod, m)?)?;
+    m.add_class::<engine::Engine>()?;
+    m.add_function(wrap_pyfunction!(engine::reason_names, m)?)?;
     m.add_class::<PublicKey>()?;
     m.add_class::<PrivateKey>()?;
     Ok(())

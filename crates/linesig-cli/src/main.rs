@@ -11,6 +11,7 @@ mod progress;
 mod schemes;
 mod txgen;
 mod verify;
+mod verify_parquet;
 mod workload;
 
 use clap::{Parser, Subcommand};
@@ -32,7 +33,7 @@ struct Cli {
 enum Command {
     /// Generate seeded signatures, verify them on all cores, report throughput against yardsticks.
     Bench(bench::BenchArgs),
-    /// Verify JSON Lines of {public_key, message, signature[, context]} (hex) into JSON Lines verdicts.
+    /// Verify JSON Lines of {public_key, message, signature[, context]} (hex) into JSON Lines verdicts, or a Parquet file into a Parquet file.
     Verify(verify::VerifyArgs),
     /// Generate seeded Solana transactions (valid, invalid, duplicate, malformed) to a file or UDP.
     Gen(packet_cmds::GenArgs),

@@ -1,4 +1,5 @@
-//! `linesig verify`: JSON Lines in, one verdict line out per input line, in order.
+//! `linesig verify`: JSON Lines in, one verdict line out per input line, in order; or
+//! Parquet in and out (`verify_parquet`).
 //!
 //! In:  {"public_key": hex, "message": hex, "signature": hex}
 //! Out: {"index": i, "valid": bool, "reason": "..."}  (no reason when valid)
@@ -8,6 +9,7 @@
 
 use crate::progress::Progress;
 use crate::schemes::parse_scheme;
+use crate::verify_parquet;
 use crate::{parse_backend, CliError};
 use clap::Args;
 use linesig::{Engine, Item, Policy, Verdict};
@@ -18,10 +20,12 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// JSON Lines input (default: stdin).
+    /// JSON Lines input (default: stdin), or a .parquet file (with a .parquet --output)
+    /// with binary columns public_key, message, signature [, context].
     #[arg(long)]
     input: Option<PathBuf>,
-    /// Where to write verdicts (default: stdout).
+    /// Where to write verdicts (default: stdout); for Parquet input, the .parquet file
+    /// that gets every input column plus valid and reason.
     #[arg(long)]
     output: Option<PathBuf>,
     /// Scheme: ed25519, mldsa44, mldsa65 or mldsa87.
@@ -39,7 +43,7 @@ pub struct VerifyArgs {
     /// Backend: auto, or a name (reference).
     #[arg(long, default_value = "auto")]
     backend: String,
-    /// Lines read and verified per chunk (bounds memory).
+    /// Lines (or Parquet rows) read and verified per chunk (bounds memory).
     #[arg(long, default_value_t = 65_536)]
     chunk: usize,
     /// No summary on stderr.
@@ -107,6 +111,38 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
 
+    let parquet_in = args
+        .input
+        .as_deref()
+        .is_some_and(verify_parquet::is_parquet);
+    let parquet_out = args
+        .output
+        .as_deref()
+        .is_some_and(verify_parquet::is_parquet);
+    if parquet_in || parquet_out {
+        let (Some(input), Some(output), true, true) =
+            (&args.input, &args.output, parquet_in, parquet_out)
+        else {
+            return Err(CliError::usage(
+                "Parquet goes in and out together: --input FILE.parquet --output FILE.parquet",
+            ));
+        };
+        let started = std::time::Instant::now();
+        let tally =
+            verify_parquet::verify_file(&engine, input, output, args.chunk.max(1), !args.quiet)?;
+        if !args.quiet {
+            eprintln!(
+                "linesig verify: {} rows, {} valid, {} invalid, {:.3} s ({}) -> {}",
+                tally.rows,
+                tally.valid,
+                tally.invalid,
+                started.elapsed().as_secs_f64(),
+                scheme.label(),
+                output.display()
+            );
+        }
+        return Ok(true);
+    }
     let reader: Box<dyn BufRead> = match &args.input {
         Some(path) => {
             Box::new(BufReader::new(File::open(path).map_err(|e| {

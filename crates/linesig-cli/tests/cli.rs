@@ -464,3 +464,201 @@ fn bench_paillier_reports_every_table_and_row() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// Parquet in, Parquet out: every row keeps its columns and gets the verdict `verify`
+/// gives the same item as a JSON line; nulls are `bad_length`; bad files are clear errors.
+#[test]
+fn verify_parquet_streams_row_groups_and_matches_json_lines() {
+    use arrow_array::{
+        Array, ArrayRef, BinaryArray, BooleanArray, FixedSizeBinaryArray, Int64Array, RecordBatch,
+        StringArray,
+    };
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+
+    /// (public key or null, message, signature)
+    type Row = (Option<Vec<u8>>, Vec<u8>, Vec<u8>);
+    let mut rng = ChaCha20Rng::seed_from_u64(77);
+    let mut rows: Vec<Row> = Vec::new();
+    for i in 0..300usize {
+        let key = SigningKey::from_bytes(&rng.gen());
+        let msg: Vec<u8> = (0..rng.gen_range(0..80)).map(|_| rng.gen()).collect();
+        let mut sig = key.sign(&msg).to_bytes().to_vec();
+        if i % 7 == 3 {
+            sig[rng.gen_range(0..64)] ^= 1 << rng.gen_range(0..8);
+        }
+        let pk = (i % 50 != 49).then(|| key.verifying_key().to_bytes().to_vec());
+        rows.push((pk, msg, sig));
+    }
+    let dir = std::env::temp_dir().join(format!("linesig-parquet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.parquet");
+    let output = dir.join("out.parquet");
+    let keys = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+        rows.iter().map(|r| r.0.as_deref()),
+        32,
+    )
+    .unwrap();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(0..rows.len() as i64)) as ArrayRef,
+        ),
+        ("public_key", Arc::new(keys) as ArrayRef),
+        (
+            "message",
+            Arc::new(BinaryArray::from_iter_values(rows.iter().map(|r| &r.1))) as ArrayRef,
+        ),
+        (
+            "signature",
+            Arc::new(BinaryArray::from_iter_values(rows.iter().map(|r| &r.2))) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_size(100)
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(&input).unwrap(),
+        batch.schema(),
+        Some(props),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+
+    linesig_ok(
+        &[
+            "verify",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+            "--chunk",
+            "64",
+            "--quiet",
+        ],
+        None,
+    );
+    let lines: String = rows
+        .iter()
+        .map(|(pk, m, s)| {
+            format!(
+                "{{\"public_key\":\"{}\",\"message\":\"{}\",\"signature\":\"{}\"}}\n",
+                hex::encode(pk.as_deref().unwrap_or_default()),
+                hex::encode(m),
+                hex::encode(s)
+            )
+        })
+        .collect();
+    let expected = json_lines(&linesig_ok(&["verify", "--quiet"], Some(lines.as_bytes())));
+
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&output).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut seen = 0usize;
+    for batch in reader {
+        let batch = batch.unwrap();
+        let ids = batch.column_by_name("id").unwrap();
+        let ids = ids.as_any().downcast_ref::<Int64Array>().unwrap();
+        let valid = batch.column_by_name("valid").unwrap();
+        let valid = valid.as_any().downcast_ref::<BooleanArray>().unwrap();
+        let reason = batch.column_by_name("reason").unwrap();
+        let reason = reason.as_any().downcast_ref::<StringArray>().unwrap();
+        for row in 0..batch.num_rows() {
+            let want = &expected[seen];
+            assert_eq!(ids.value(row), seen as i64);
+            assert_eq!(
+                valid.value(row),
+                want["valid"].as_bool().unwrap(),
+                "row {seen}"
+            );
+            match want.get("reason") {
+                Some(r) => assert_eq!(reason.value(row), r.as_str().unwrap(), "row {seen}"),
+                None => assert!(reason.is_null(row)),
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, rows.len());
+    let invalid = expected.iter().filter(|v| v["valid"] == false).count();
+    assert!(
+        invalid >= 40,
+        "the file mixes valid and invalid rows ({invalid} invalid)"
+    );
+    assert!(
+        expected[49]["reason"] == "bad_length",
+        "a null key is bad_length"
+    );
+
+    // Clear errors: JSON output for Parquet input, a missing column, a hex string column.
+    let out = linesig(
+        &[
+            "verify",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            "x.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let text_batch = RecordBatch::try_from_iter([
+        (
+            "public_key",
+            Arc::new(StringArray::from(vec!["00"])) as ArrayRef,
+        ),
+        (
+            "message",
+            Arc::new(BinaryArray::from_iter_values([b"m"])) as ArrayRef,
+        ),
+        (
+            "signature",
+            Arc::new(BinaryArray::from_iter_values([b"s"])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    for (batch, needle) in [
+        (text_batch.clone(), "raw bytes, not hex"),
+        (
+            text_batch.project(&[1, 2]).unwrap(),
+            "no 'public_key' column",
+        ),
+    ] {
+        let bad = dir.join("bad.parquet");
+        let mut w =
+            ArrowWriter::try_new(std::fs::File::create(&bad).unwrap(), batch.schema(), None)
+                .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let out = linesig(
+            &[
+                "verify",
+                "--input",
+                bad.to_str().unwrap(),
+                "--output",
+                output.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{err}");
+    }
+    std::fs::write(dir.join("junk.parquet"), b"not parquet").unwrap();
+    let out = linesig(
+        &[
+            "verify",
+            "--input",
+            dir.join("junk.parquet").to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let _ = std::fs::remove_dir_all(&dir);
+}

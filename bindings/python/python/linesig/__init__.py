@@ -1,11 +1,15 @@
 """linesig: line-speed batch cryptography.
 
-``linesig.paillier`` is a drop-in replacement for python-paillier's ``phe.paillier``
-(``from linesig import paillier``), with array calls that run on all cores.
+- ``linesig.Engine``: batch signature verification (Ed25519 under Solana's or Zcash's
+  rules, ML-DSA) on all cores, from lists of bytes, numpy or Arrow columns, one verdict
+  per item.
+- ``linesig.paillier``: a drop-in replacement for python-paillier's ``phe.paillier``
+  (``from linesig import paillier``), with array calls that run on all cores.
 """
 
 from . import _native, paillier
+from .engine import REASONS, Engine
 
-__version__ = _native.__version__
+__version__: str = _native.__version__
 
-__all__ = ["paillier", "__version__"]
+__all__ = ["Engine", "REASONS", "paillier", "__version__"]
