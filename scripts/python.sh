@@ -10,6 +10,7 @@ if [ ! -x "$LINESIG_VENV/bin/python" ]; then
     python3 -m venv "$LINESIG_VENV"
 fi
 "$LINESIG_VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.5,<2" "pytest>=7" "numpy>=1.21" "pyarrow>=14" "phe==1.5.0" "gmpy2>=2.1"
+    "maturin>=1.5,<2" "pytest>=7" "numpy>=1.21" "pyarrow>=14" "phe==1.5.0" "gmpy2>=2.1" \
+    "ray[data]>=2.9" "aiohttp"
 (cd bindings/python && VIRTUAL_ENV="$LINESIG_VENV" "$LINESIG_VENV/bin/maturin" develop --release --locked -q)
 export LINESIG_PYTHON="$LINESIG_VENV/bin/python"

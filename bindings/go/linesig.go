@@ -49,6 +49,8 @@ type Config struct {
 	Policy    Policy
 	Workers   int // 0: all cores
 	BatchSize int // 0: 512
+	// KeyCacheBytes must be 0: the hot-key cache is not built yet, and NewEngine says so.
+	KeyCacheBytes uint64
 }
 
 // Item is one signature to verify. Context is for ML-DSA (at most 255 bytes); it must be
@@ -76,10 +78,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 		return nil, errors.New("linesig: Workers and BatchSize must not be negative")
 	}
 	c := C.LinesigConfig{
-		scheme:     C.uint32_t(cfg.Scheme),
-		policy:     C.uint32_t(cfg.Policy),
-		workers:    C.uint32_t(cfg.Workers),
-		batch_size: C.uint32_t(cfg.BatchSize),
+		scheme:          C.uint32_t(cfg.Scheme),
+		policy:          C.uint32_t(cfg.Policy),
+		workers:         C.uint32_t(cfg.Workers),
+		batch_size:      C.uint32_t(cfg.BatchSize),
+		key_cache_bytes: C.uint64_t(cfg.KeyCacheBytes),
 	}
 	var ptr *C.LinesigEngine
 	if status := C.linesig_engine_new(&c, &ptr); status != C.LINESIG_STATUS_OK {

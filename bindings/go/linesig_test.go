@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -77,6 +78,9 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := NewEngine(Config{Scheme: MLDSA44, Policy: Zip215}); err == nil {
 		t.Fatal("policy for ML-DSA accepted")
+	}
+	if _, err := NewEngine(Config{KeyCacheBytes: 64 << 20}); err == nil || !strings.Contains(err.Error(), "not built") {
+		t.Fatalf("a key cache was accepted before it exists: %v", err)
 	}
 	e, err := NewEngine(Config{Scheme: MLDSA65})
 	if err != nil {

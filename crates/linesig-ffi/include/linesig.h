@@ -24,6 +24,9 @@ typedef enum LinesigStatus {
   LINESIG_STATUS_THREAD_POOL = 4,
   // A bug in linesig (a caught panic); the call had no effect on the caller's data.
   LINESIG_STATUS_INTERNAL_ERROR = 5,
+  // The configuration asks for a feature that is not built yet (a non-zero
+  // `key_cache_bytes`: the hot-key cache).
+  LINESIG_STATUS_NOT_BUILT = 6,
 } LinesigStatus;
 
 // Which scheme an engine verifies.
@@ -49,6 +52,10 @@ typedef struct LinesigConfig {
   uint32_t batch_size;
   // Ed25519 backend: 0 = automatic, 1 = reference, 2 = avx2.
   uint32_t backend;
+  // Bytes for the hot-key cache; 0 = off. The cache is not built yet, so anything
+  // else is refused with `NotBuilt` (the field is here so that callers need not change
+  // when it lands).
+  uint64_t key_cache_bytes;
 } LinesigConfig;
 
 // One byte string: `len` bytes at `ptr` (`ptr` may be null when `len` is 0).

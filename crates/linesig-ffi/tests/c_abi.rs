@@ -91,3 +91,44 @@ fn c_error_paths_return_status_codes() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The README's C example, compiled and run as written, on RFC 8032's TEST 1 (the
+/// variables it names are defined around it).
+#[test]
+fn readme_c_example_compiles_and_verifies() {
+    let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).unwrap();
+    let start = readme.find("```c\n").expect("the README has a C example") + 5;
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let hex_bytes = |hex: &str| -> String {
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| format!("0x{}", &hex[i..i + 2]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let source = format!(
+        "#include <stddef.h>\n#include <stdint.h>\n#include \"linesig.h\"\n\
+         int main(void) {{\n\
+         static const uint8_t pk[32] = {{{}}};\n\
+         static const uint8_t sig[64] = {{{}}};\n\
+         const uint8_t *msg = NULL; size_t msg_len = 0;\n\
+         {block}\
+         return verdicts[0];\n}}\n",
+        hex_bytes("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
+        hex_bytes(
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+        ),
+    );
+    let dir = std::env::temp_dir().join(format!("linesig-readme-c-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("readme.c");
+    std::fs::write(&path, source).unwrap();
+    let out = compile_and_run(path.to_str().unwrap(), "readme");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the README example's verdict (0 = valid): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
