@@ -5,6 +5,7 @@
 
 use crate::bench_paillier;
 use crate::clock::{median, time, Timing};
+use crate::op_rows::{print_rows, time_row, OperationRow};
 use crate::progress::Progress;
 use crate::schemes::{parse_scheme, yardsticks, Ed25519Signer, MlDsaSigner, Verifier, Yardstick};
 use crate::workload::{seed32, Signer, Workload, WorkloadSpec};
@@ -87,17 +88,6 @@ struct YardstickReport {
     /// The same, per CPU-second of each.
     ratio_per_cpu: Option<f64>,
     agrees_with_expectation: bool,
-}
-
-/// One operation timed call by call on one thread.
-#[derive(Serialize)]
-struct OperationRow {
-    operation: &'static str,
-    iterations: usize,
-    mean_us: f64,
-    min_us: f64,
-    max_us: f64,
-    ops_per_s: f64,
 }
 
 #[derive(Serialize)]
@@ -385,49 +375,22 @@ fn operation_rows<S: Signer>(
     if iterations == 0 {
         return Vec::new();
     }
-    fn row(operation: &'static str, mut one: impl FnMut(usize), iterations: usize) -> OperationRow {
-        let mut each = Vec::with_capacity(iterations);
-        for i in 0..iterations {
-            let t = Instant::now();
-            one(i);
-            each.push(t.elapsed().as_secs_f64() * 1e6);
-        }
-        let mean = each.iter().sum::<f64>() / iterations as f64;
-        OperationRow {
-            operation,
-            iterations,
-            mean_us: mean,
-            min_us: each.iter().copied().fold(f64::INFINITY, f64::min),
-            max_us: each.iter().copied().fold(0.0, f64::max),
-            ops_per_s: 1e6 / mean,
-        }
-    }
     let (_, secret) = signer.keygen(seed32(seed, 5, 0));
     let message = vec![0x5au8; items.first().map_or(32, |i| i.message.len())];
     vec![
-        row(
-            "keygen",
-            |i| drop(std::hint::black_box(signer.keygen(seed32(seed, 5, i)))),
-            iterations,
-        ),
-        row(
-            "sign",
-            |i| {
-                drop(std::hint::black_box(signer.sign(
-                    &secret,
-                    &message,
-                    seed32(seed, 6, i),
-                )))
-            },
-            iterations,
-        ),
-        row(
-            "verify",
-            |i| {
-                std::hint::black_box(scheme.verify(&items[i % items.len()]));
-            },
-            iterations,
-        ),
+        time_row("keygen", iterations, |i| {
+            drop(std::hint::black_box(signer.keygen(seed32(seed, 5, i))))
+        }),
+        time_row("sign", iterations, |i| {
+            drop(std::hint::black_box(signer.sign(
+                &secret,
+                &message,
+                seed32(seed, 6, i),
+            )))
+        }),
+        time_row("verify", iterations, |i| {
+            std::hint::black_box(scheme.verify(&items[i % items.len()]));
+        }),
     ]
 }
 
@@ -622,22 +585,5 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
                 .map_or(String::new(), |c| format!("; {c:.2}x per CPU-second"))
         );
     }
-    if !r.operations.is_empty() {
-        println!("One thread, call by call:");
-        println!(
-            "  {:<8} {:>10} {:>12} {:>12} {:>12} {:>12}",
-            "op", "iterations", "mean us", "min us", "max us", "ops/s"
-        );
-        for o in &r.operations {
-            println!(
-                "  {:<8} {:>10} {:>12.2} {:>12.2} {:>12.2} {:>12}",
-                o.operation,
-                o.iterations,
-                o.mean_us,
-                o.min_us,
-                o.max_us,
-                grouped(o.ops_per_s)
-            );
-        }
-    }
+    print_rows("One thread, call by call:", &r.operations);
 }

@@ -16,6 +16,7 @@ use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
 use crate::clock::{median, time, Timing};
+use crate::op_rows::{print_rows, time_row, OperationRow};
 use crate::CliError;
 
 /// `paillier2048` → 2048; `None` for any other scheme name.
@@ -66,16 +67,6 @@ struct Way {
 struct Table {
     operation: &'static str,
     ways: Vec<Way>,
-}
-
-#[derive(Serialize)]
-struct OperationRow {
-    operation: &'static str,
-    iterations: usize,
-    mean_us: f64,
-    min_us: f64,
-    max_us: f64,
-    ops_per_s: f64,
 }
 
 #[derive(Serialize)]
@@ -495,24 +486,6 @@ fn operation_rows(
     if iterations == 0 {
         return Vec::new();
     }
-    fn row(operation: &'static str, iterations: usize, mut one: impl FnMut()) -> OperationRow {
-        let each: Vec<f64> = (0..iterations)
-            .map(|_| {
-                let t = Instant::now();
-                one();
-                t.elapsed().as_secs_f64() * 1e6
-            })
-            .collect();
-        let mean = each.iter().sum::<f64>() / iterations as f64;
-        OperationRow {
-            operation,
-            iterations,
-            mean_us: mean,
-            min_us: each.iter().copied().fold(f64::INFINITY, f64::min),
-            max_us: each.iter().copied().fold(0.0, f64::max),
-            ops_per_s: 1e6 / mean,
-        }
-    }
     let djn = public.clone().with_random_djn(rng);
     let _ = djn.prepare_djn();
     let m = Integer::from(0x1234_5678_9abc_def0u64);
@@ -525,29 +498,29 @@ fn operation_rows(
     let bits = args.bits;
     let keygen_iterations = iterations.div_ceil(4);
     vec![
-        row("keygen", keygen_iterations, || {
+        time_row("keygen", keygen_iterations, |_| {
             std::hint::black_box(generate_keypair(bits, &mut r).ok());
         }),
-        row("encrypt", iterations, || {
+        time_row("encrypt", iterations, |_| {
             std::hint::black_box(
                 public
                     .encrypt(&m, Mode::Textbook, &mut rand::thread_rng())
                     .ok(),
             );
         }),
-        row("encrypt-djn", iterations, || {
+        time_row("encrypt-djn", iterations, |_| {
             std::hint::black_box(djn.encrypt(&m, Mode::Djn, &mut rand::thread_rng()).ok());
         }),
-        row("decrypt", iterations, || {
+        time_row("decrypt", iterations, |_| {
             std::hint::black_box(private.decrypt(&a).ok());
         }),
-        row("add", iterations, || {
+        time_row("add", iterations, |_| {
             std::hint::black_box(public.add(&a, &b).ok());
         }),
-        row("add-plain", iterations, || {
+        time_row("add-plain", iterations, |_| {
             std::hint::black_box(public.add_plain(&a, &scalar).ok());
         }),
-        row("mul", iterations, || {
+        time_row("mul", iterations, |_| {
             std::hint::black_box(public.mul_plain(&a, &scalar).ok());
         }),
     ]
@@ -597,17 +570,7 @@ fn print_report(r: &PaillierReport, total_seconds: f64) {
     }
     if !r.operations.is_empty() {
         println!();
-        println!("One thread, call by call (linesig):");
-        println!(
-            "  {:<12} {:>10} {:>12} {:>12} {:>12} {:>10}",
-            "op", "iterations", "mean us", "min us", "max us", "ops/s"
-        );
-        for o in &r.operations {
-            println!(
-                "  {:<12} {:>10} {:>12.1} {:>12.1} {:>12.1} {:>10.1}",
-                o.operation, o.iterations, o.mean_us, o.min_us, o.max_us, o.ops_per_s
-            );
-        }
+        print_rows("One thread, call by call (linesig):", &r.operations);
     }
     println!();
     println!("Total time:             {total_seconds:.1} s");

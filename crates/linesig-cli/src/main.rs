@@ -4,6 +4,7 @@
 mod bench;
 mod bench_paillier;
 mod clock;
+mod op_rows;
 mod packet_cmds;
 mod packets;
 mod pipeline;

@@ -47,6 +47,13 @@ pub fn verify_file(
     chunk: usize,
     show_progress: bool,
 ) -> Result<ParquetTally, CliError> {
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize()) {
+        if a == b {
+            return Err(CliError::usage(
+                "--output is the input file; write the verdicts to another file",
+            ));
+        }
+    }
     let read_error = |e: &dyn std::fmt::Display| {
         CliError::io(format!("cannot read {} as Parquet: {e}", input.display()))
     };

@@ -37,6 +37,14 @@ fn linesig_ok(args: &[&str], stdin: Option<&[u8]>) -> Output {
     out
 }
 
+/// Run linesig and require it to fail with `code` and a message containing `needle`.
+fn linesig_fails(args: &[&str], code: i32, needle: &str) {
+    let out = linesig(args, None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+}
+
 fn json_lines(out: &Output) -> Vec<Value> {
     String::from_utf8(out.stdout.clone())
         .unwrap()
@@ -193,10 +201,7 @@ fn bench_rejects_bad_options_clearly() {
         (vec!["bench", "--scheme", "slh-dsa-128s"], "unknown scheme"),
         (vec!["bench", "--policy", "lax"], "unknown Ed25519 policy"),
     ] {
-        let out = linesig(&args, None);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
+        linesig_fails(&args, 2, needle);
     }
 }
 
@@ -458,10 +463,7 @@ fn bench_paillier_reports_every_table_and_row() {
             "workers",
         ),
     ] {
-        let out = linesig(&args, None);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
+        linesig_fails(&args, 2, needle);
     }
 }
 
@@ -595,7 +597,7 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
     );
 
     // Clear errors: JSON output for Parquet input, a missing column, a hex string column.
-    let out = linesig(
+    linesig_fails(
         &[
             "verify",
             "--input",
@@ -603,9 +605,9 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
             "--output",
             "x.jsonl",
         ],
-        None,
+        2,
+        "Parquet goes in and out together",
     );
-    assert_eq!(out.status.code(), Some(2));
     let text_batch = RecordBatch::try_from_iter([
         (
             "public_key",
@@ -634,7 +636,7 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
                 .unwrap();
         w.write(&batch).unwrap();
         w.close().unwrap();
-        let out = linesig(
+        linesig_fails(
             &[
                 "verify",
                 "--input",
@@ -642,14 +644,23 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
                 "--output",
                 output.to_str().unwrap(),
             ],
-            None,
+            2,
+            needle,
         );
-        assert_eq!(out.status.code(), Some(2));
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{err}");
     }
+    linesig_fails(
+        &[
+            "verify",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            input.to_str().unwrap(),
+        ],
+        2,
+        "is the input file",
+    );
     std::fs::write(dir.join("junk.parquet"), b"not parquet").unwrap();
-    let out = linesig(
+    linesig_fails(
         &[
             "verify",
             "--input",
@@ -657,8 +668,8 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
             "--output",
             output.to_str().unwrap(),
         ],
-        None,
+        3,
+        "as Parquet",
     );
-    assert_eq!(out.status.code(), Some(3));
     let _ = std::fs::remove_dir_all(&dir);
 }

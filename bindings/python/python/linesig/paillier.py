@@ -70,7 +70,30 @@ def generate_paillier_keypair(private_keyring=None, n_length=DEFAULT_KEYSIZE, dj
     return public_key, private_key
 
 
-class PaillierPublicKey(object):
+class _HoldsNativeKey(object):
+    """A key whose native counterpart is built on first use and never pickled."""
+
+    def _make_core(self):
+        raise NotImplementedError
+
+    @property
+    def _core(self):
+        core = self.__dict__.get("_core_key")
+        if core is None:
+            core = self._make_core()
+            self.__dict__["_core_key"] = core
+        return core
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_core_key", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+class PaillierPublicKey(_HoldsNativeKey):
     """The public key: n, g = n + 1, n², and max_int = n // 3 - 1 (the largest magnitude
     an EncodedNumber may hold). ``hs`` (optional) switches encryption to DJN mode."""
 
@@ -81,23 +104,12 @@ class PaillierPublicKey(object):
         self.max_int = n // 3 - 1
         self.hs = hs
 
-    @property
-    def _core(self):
-        # The native key is built on first use and never pickled.
-        core = self.__dict__.get("_core_key")
-        if core is None:
-            core = _native.PublicKey(self.n, self.hs)
-            self.__dict__["_core_key"] = core
-        return core
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_core_key", None)
-        return state
+    def _make_core(self):
+        return _native.PublicKey(self.n, self.hs)
 
     def __setstate__(self, state):
-        state.setdefault("hs", None)
-        self.__dict__.update(state)
+        state.setdefault("hs", None)  # pickled before DJN existed, or by hand
+        super().__setstate__(state)
 
     def __repr__(self):
         public_key_hash = hex(hash(self))[2:]
@@ -163,7 +175,7 @@ class PaillierPublicKey(object):
         return _reshape(numbers, shape)
 
 
-class PaillierPrivateKey(object):
+class PaillierPrivateKey(_HoldsNativeKey):
     """The private key: p < q with p·q = n, and what CRT decryption precomputes."""
 
     def __init__(self, public_key, p, q):
@@ -182,21 +194,8 @@ class PaillierPrivateKey(object):
         self.hp = self.h_function(p, self.psquare)
         self.hq = self.h_function(q, self.qsquare)
 
-    @property
-    def _core(self):
-        core = self.__dict__.get("_core_key")
-        if core is None:
-            core = _native.PrivateKey(self.public_key.n, self.p, self.q)
-            self.__dict__["_core_key"] = core
-        return core
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_core_key", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
+    def _make_core(self):
+        return _native.PrivateKey(self.public_key.n, self.p, self.q)
 
     @staticmethod
     def from_totient(public_key, totient):
