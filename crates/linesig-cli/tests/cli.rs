@@ -522,14 +522,13 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
     let props = WriterProperties::builder()
         .set_max_row_group_size(100)
         .build();
-    let mut writer = ArrowWriter::try_new(
-        std::fs::File::create(&input).unwrap(),
-        batch.schema(),
-        Some(props),
-    )
-    .unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    let write_parquet = |path: &std::path::Path, batch: &RecordBatch, props| {
+        let file = std::fs::File::create(path).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), props).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
+    };
+    write_parquet(&input, &batch, Some(props));
 
     linesig_ok(
         &[
@@ -631,11 +630,7 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
         ),
     ] {
         let bad = dir.join("bad.parquet");
-        let mut w =
-            ArrowWriter::try_new(std::fs::File::create(&bad).unwrap(), batch.schema(), None)
-                .unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
+        write_parquet(&bad, &batch, None);
         linesig_fails(
             &[
                 "verify",

@@ -401,11 +401,7 @@ class EncryptedNumber(object):
     def _add_encoded(self, encoded):
         if self.public_key != encoded.public_key:
             raise ValueError("Attempted to add numbers encoded against different public keys!")
-        a, b = self, encoded
-        if a.exponent > b.exponent:
-            a = self.decrease_exponent_to(b.exponent)
-        elif a.exponent < b.exponent:
-            b = b.decrease_exponent_to(a.exponent)
+        a, b = self._aligned_with(encoded)
         encrypted_scalar = a.public_key.raw_encrypt(b.encoding, 1)
         sum_ciphertext = a._raw_add(a.ciphertext(False), encrypted_scalar)
         return EncryptedNumber(a.public_key, sum_ciphertext, a.exponent)
@@ -413,13 +409,18 @@ class EncryptedNumber(object):
     def _add_encrypted(self, other):
         if self.public_key != other.public_key:
             raise ValueError("Attempted to add numbers encrypted against different public keys!")
-        a, b = self, other
-        if a.exponent > b.exponent:
-            a = self.decrease_exponent_to(b.exponent)
-        elif a.exponent < b.exponent:
-            b = b.decrease_exponent_to(a.exponent)
+        a, b = self._aligned_with(other)
         sum_ciphertext = a._raw_add(a.ciphertext(False), b.ciphertext(False))
         return EncryptedNumber(a.public_key, sum_ciphertext, a.exponent)
+
+    def _aligned_with(self, other):
+        """(self, other) with the larger exponent of the two decreased to the smaller:
+        numbers add only at equal exponents."""
+        if self.exponent > other.exponent:
+            return self.decrease_exponent_to(other.exponent), other
+        if self.exponent < other.exponent:
+            return self, other.decrease_exponent_to(self.exponent)
+        return self, other
 
     def _raw_add(self, e_a, e_b):
         return _native.mulmod(e_a, e_b, self.public_key.nsquare)
