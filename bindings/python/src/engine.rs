@@ -42,21 +42,14 @@ impl Engine {
         backend: Option<&str>,
         key_cache_mb: usize,
     ) -> PyResult<Self> {
-        let mut scheme: Scheme = scheme.parse().map_err(PyValueError::new_err)?;
-        if let Some(policy) = policy {
-            let Scheme::Ed25519(_) = scheme else {
-                return Err(PyValueError::new_err(format!(
-                    "policy applies to ed25519 only, not {}",
-                    scheme.name()
-                )));
-            };
-            let policy: Policy = policy
-                .parse()
-                .map_err(|e: linesig::ed25519::UnknownPolicy| {
-                    PyValueError::new_err(e.to_string())
-                })?;
-            scheme = Scheme::Ed25519(policy);
-        }
+        let policy = policy
+            .map(|p| p.parse::<Policy>())
+            .transpose()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let scheme = scheme
+            .parse::<Scheme>()
+            .and_then(|s| s.with_policy(policy))
+            .map_err(PyValueError::new_err)?;
         if key_cache_mb != 0 {
             return Err(PyValueError::new_err(
                 "key_cache_mb: the hot-key cache is not built yet (issue 4); pass 0",

@@ -69,17 +69,21 @@ fn pool() -> PyResult<Arc<Pool>> {
     Ok(pool)
 }
 
+/// `work` on the array-call pool with the GIL released.
+fn on_pool<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&Pool) -> Result<T, paillier::Error> + Send,
+) -> PyResult<T> {
+    let pool = pool()?;
+    py.detach(|| work(&pool)).map_err(py_error)
+}
+
 /// Threads used by array calls (default: all cores).
 #[pyfunction]
 fn set_workers(workers: usize) -> PyResult<()> {
     let pool = Arc::new(Pool::new(workers).map_err(py_error)?);
     *POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pool);
     Ok(())
-}
-
-#[pyfunction]
-fn workers() -> PyResult<usize> {
-    Ok(pool()?.workers())
 }
 
 /// (n, p, q) for a fresh key with n of exactly `bits` bits.
@@ -161,18 +165,6 @@ impl PublicKey {
         })
     }
 
-    /// "textbook" or "djn".
-    #[getter]
-    fn mode(&self) -> &'static str {
-        self.mode.name()
-    }
-
-    /// Bytes of the DJN fixed-base table once built (0 before, or without DJN).
-    #[getter]
-    fn djn_table_bytes(&self) -> usize {
-        self.key.djn_table_bytes()
-    }
-
     /// Enc(m) for m in [0, n), obfuscated.
     fn encrypt(&self, py: Python<'_>, m: BigInt) -> PyResult<BigInt> {
         let m = to_rug(&m);
@@ -209,29 +201,8 @@ impl PublicKey {
 
     fn encrypt_many(&self, py: Python<'_>, plaintexts: Vec<BigInt>) -> PyResult<Vec<BigInt>> {
         let ms = to_rugs(&plaintexts);
-        let pool = pool()?;
-        let cs = py
-            .detach(|| pool.encrypt(&self.key, &ms, self.mode))
-            .map_err(py_error)?;
+        let cs = on_pool(py, |pool| pool.encrypt(&self.key, &ms, self.mode))?;
         Ok(to_bigs(&cs))
-    }
-
-    fn obfuscate_many(&self, py: Python<'_>, ciphertexts: Vec<BigInt>) -> PyResult<Vec<BigInt>> {
-        let cs = to_rugs(&ciphertexts);
-        let pool = pool()?;
-        let out = py
-            .detach(|| pool.obfuscate(&self.key, &cs, self.mode))
-            .map_err(py_error)?;
-        Ok(to_bigs(&out))
-    }
-
-    fn add_many(&self, py: Python<'_>, a: Vec<BigInt>, b: Vec<BigInt>) -> PyResult<Vec<BigInt>> {
-        let (a, b) = (to_rugs(&a), to_rugs(&b));
-        let pool = pool()?;
-        let out = py
-            .detach(|| pool.add(&self.key, &a, &b))
-            .map_err(py_error)?;
-        Ok(to_bigs(&out))
     }
 
     fn mul_plain_many(
@@ -241,18 +212,14 @@ impl PublicKey {
         plaintexts: Vec<BigInt>,
     ) -> PyResult<Vec<BigInt>> {
         let (cs, ks) = (to_rugs(&ciphertexts), to_rugs(&plaintexts));
-        let pool = pool()?;
-        let out = py
-            .detach(|| pool.mul_plain(&self.key, &cs, &ks))
-            .map_err(py_error)?;
+        let out = on_pool(py, |pool| pool.mul_plain(&self.key, &cs, &ks))?;
         Ok(to_bigs(&out))
     }
 
     /// Π c_i mod n² (Enc of the sum), unobfuscated.
     fn sum(&self, py: Python<'_>, ciphertexts: Vec<BigInt>) -> PyResult<BigInt> {
         let cs = to_rugs(&ciphertexts);
-        let pool = pool()?;
-        let out = py.detach(|| pool.sum(&self.key, &cs)).map_err(py_error)?;
+        let out = on_pool(py, |pool| pool.sum(&self.key, &cs))?;
         Ok(to_big(&out))
     }
 }
@@ -282,10 +249,7 @@ impl PrivateKey {
 
     fn decrypt_many(&self, py: Python<'_>, ciphertexts: Vec<BigInt>) -> PyResult<Vec<BigInt>> {
         let cs = to_rugs(&ciphertexts);
-        let pool = pool()?;
-        let ms = py
-            .detach(|| pool.decrypt(&self.key, &cs))
-            .map_err(py_error)?;
+        let ms = on_pool(py, |pool| pool.decrypt(&self.key, &cs))?;
         Ok(to_bigs(&ms))
     }
 }
@@ -294,7 +258,6 @@ impl PrivateKey {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(set_workers, m)?)?;
-    m.add_function(wrap_pyfunction!(workers, m)?)?;
     m.add_function(wrap_pyfunction!(generate_keypair, m)?)?;
     m.add_function(wrap_pyfunction!(random_djn_hs, m)?)?;
     m.add_function(wrap_pyfunction!(powmod, m)?)?;

@@ -9,14 +9,10 @@ use linesig::{Item, Policy, Scheme};
 
 /// `--scheme` and `--policy` together; a policy only means something for Ed25519.
 pub fn parse_scheme(scheme: &str, policy: Option<Policy>) -> Result<Scheme, CliError> {
-    match scheme.parse::<Scheme>().map_err(CliError::usage)? {
-        Scheme::Ed25519(_) => Ok(Scheme::Ed25519(policy.unwrap_or_default())),
-        other if policy.is_some() => Err(CliError::usage(format!(
-            "--policy applies to ed25519 only, not {}",
-            other.name()
-        ))),
-        other => Ok(other),
-    }
+    scheme
+        .parse::<Scheme>()
+        .and_then(|s| s.with_policy(policy))
+        .map_err(CliError::usage)
 }
 
 pub struct Ed25519Signer;

@@ -55,6 +55,20 @@ impl Scheme {
         }
     }
 
+    /// This scheme under `policy` where one is given (Ed25519 defaults to `Strict`). A
+    /// policy applies to Ed25519 only; giving one for another scheme is an error, never
+    /// silently ignored.
+    pub fn with_policy(self, policy: Option<Policy>) -> Result<Scheme, String> {
+        match (self, policy) {
+            (Scheme::Ed25519(_), policy) => Ok(Scheme::Ed25519(policy.unwrap_or_default())),
+            (other, None) => Ok(other),
+            (other, Some(_)) => Err(format!(
+                "a policy applies to ed25519 only, not {}",
+                other.name()
+            )),
+        }
+    }
+
     /// A human label: "Ed25519 (policy strict)", "ML-DSA-44".
     pub fn label(self) -> String {
         match self {

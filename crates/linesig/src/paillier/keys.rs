@@ -145,9 +145,7 @@ impl PublicKey {
         mode: Mode,
         rng: &mut R,
     ) -> Result<Integer, Error> {
-        let nude = self.encrypt_unobfuscated(m)?;
-        let obfuscator = self.obfuscator(mode, rng)?;
-        Ok(self.mul_mod(&nude, &obfuscator))
+        self.obfuscate(&self.encrypt_unobfuscated(m)?, mode, rng)
     }
 
     /// Encrypt m ∈ [0, n) with the given r > 0: (1 + m·n)·r^n mod n². phe's
