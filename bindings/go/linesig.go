@@ -101,7 +101,7 @@ func (e *Engine) Close() {
 	}
 }
 
-// Backend names the Ed25519 backend in use ("reference", "avx2").
+// Backend names the Ed25519 backend in use ("reference", "avx2", "ifma").
 func (e *Engine) Backend() string {
 	return C.GoString(C.linesig_engine_backend(e.ptr))
 }

@@ -43,9 +43,13 @@ pub struct BenchArgs {
     /// Fraction of signatures to corrupt (seeded); each must be reported invalid.
     #[arg(long, default_value_t = 0.0)]
     invalid: f64,
-    /// Ed25519 backend: auto, avx2 or reference.
+    /// Ed25519 backend: auto, ifma, avx2 or reference.
     #[arg(long, default_value = "auto")]
     backend: String,
+    /// Signatures per vector on a lane backend (default: all its lanes); fewer leave
+    /// lanes idle, to measure how throughput scales with lanes.
+    #[arg(long)]
+    lanes: Option<usize>,
     /// Sweep workers × batch sizes and mark the best.
     #[arg(long)]
     sweep: bool,
@@ -95,6 +99,8 @@ struct RunReport {
     scheme: &'static str,
     policy: Option<&'static str>,
     backend: &'static str,
+    /// Signatures per vector, where `--lanes` limited them.
+    lanes: Option<usize>,
     cores: usize,
     workers: usize,
     batch: usize,
@@ -209,7 +215,7 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
         vec![(args.workers.unwrap_or(cores), args.batch)]
     };
 
-    let mut runs = Vec::new();
+    let mut engines = Vec::new();
     for (workers, batch) in configs {
         let mut builder = Engine::builder()
             .scheme(scheme)
@@ -218,36 +224,60 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
         if let Some(b) = backend {
             builder = builder.backend(b);
         }
-        let engine = builder
-            .build()
-            .map_err(|e| CliError::usage(e.to_string()))?;
-        let mut timings = Vec::new();
-        let mut mismatches = 0;
-        for round in 0..args.repeat {
-            let progress = Progress::new(
-                &format!("verify {}/{}", round + 1, args.repeat),
-                Some(items.len() as u64),
-                show,
-            );
-            let (verdicts, timing) =
-                time(|| engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64)));
-            progress.finish();
-            mismatches = mismatches.max(count_mismatches(&verdicts, &workload.expect_valid));
-            timings.push(timing);
+        if let Some(n) = args.lanes {
+            builder = builder.lanes(n);
         }
-        runs.push((engine, timings, mismatches));
+        engines.push(
+            builder
+                .build()
+                .map_err(|e| CliError::usage(e.to_string()))?,
+        );
     }
-
     let chosen = match args.yardstick {
         YardstickChoice::Auto => yardsticks(scheme),
         YardstickChoice::None => Vec::new(),
     };
+
+    // Rounds interleave linesig and the yardsticks, so a machine whose speed drifts
+    // (shared hosts, turbo) shifts both sides of every ratio alike.
+    let mut timings = vec![Vec::new(); engines.len()];
+    let mut mismatches = vec![0; engines.len()];
+    let mut yardstick_timings = vec![Vec::new(); chosen.len()];
+    let mut yardstick_agrees = vec![true; chosen.len()];
+    for round in 0..args.repeat {
+        let label = format!("{}/{}", round + 1, args.repeat);
+        for (e, engine) in engines.iter().enumerate() {
+            let progress =
+                Progress::new(&format!("verify {label}"), Some(items.len() as u64), show);
+            let (verdicts, timing) =
+                time(|| engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64)));
+            progress.finish();
+            mismatches[e] = mismatches[e].max(count_mismatches(&verdicts, &workload.expect_valid));
+            timings[e].push(timing);
+        }
+        for (k, y) in chosen.iter().enumerate() {
+            let (timing, agrees) = yardstick_round(y, &items, &workload.expect_valid, &label, show);
+            yardstick_timings[k].push(timing);
+            yardstick_agrees[k] &= agrees;
+        }
+    }
+    let runs: Vec<(Engine, Vec<Timing>, usize)> = engines
+        .into_iter()
+        .zip(timings)
+        .zip(mismatches)
+        .map(|((e, t), m)| (e, t, m))
+        .collect();
     let measured: Vec<(&Yardstick, YardstickRun)> = chosen
         .iter()
-        .map(|y| {
+        .zip(yardstick_timings)
+        .zip(yardstick_agrees)
+        .map(|((y, t), agrees)| {
             (
                 y,
-                measure_yardstick(y, &items, &workload.expect_valid, args.repeat, show),
+                YardstickRun {
+                    timing: median(t),
+                    agrees,
+                },
             )
         })
         .collect();
@@ -314,54 +344,46 @@ struct YardstickRun {
     agrees: bool,
 }
 
-fn measure_yardstick(
+/// One timed pass of a yardstick over the items, and whether it answered as expected.
+fn yardstick_round(
     y: &Yardstick,
     items: &[Item<'_>],
     expect_valid: &[bool],
-    repeat: usize,
+    label: &str,
     show: bool,
-) -> YardstickRun {
-    let mut timings = Vec::new();
-    let mut agrees = true;
-    for round in 0..repeat {
-        let progress = Progress::new(
-            &format!("yardstick {}/{}", round + 1, repeat),
-            Some(items.len() as u64),
-            show,
-        );
-        let (valid, timing) = time(|| match y.verify {
-            Verifier::Each(verify) => items
-                .iter()
-                .map(|it| {
-                    progress.inc(1);
-                    verify(it)
-                })
-                .collect::<Vec<bool>>(),
-            Verifier::Batch { size, verify } => items
-                .chunks(size)
-                .map(|chunk| {
-                    progress.inc(chunk.len() as u64);
-                    verify(chunk)
-                })
-                .collect::<Vec<bool>>(),
-        });
-        progress.finish();
-        // A batch verifier answers per batch: it agrees when it accepts exactly the
-        // batches whose items were all left honest.
-        let expected: Vec<bool> = match y.verify {
-            Verifier::Each(_) => expect_valid.to_vec(),
-            Verifier::Batch { size, .. } => expect_valid
-                .chunks(size)
-                .map(|c| c.iter().all(|v| *v))
-                .collect(),
-        };
-        agrees &= valid == expected;
-        timings.push(timing);
-    }
-    YardstickRun {
-        timing: median(timings),
-        agrees,
-    }
+) -> (Timing, bool) {
+    let progress = Progress::new(
+        &format!("yardstick {label}"),
+        Some(items.len() as u64),
+        show,
+    );
+    let (valid, timing) = time(|| match y.verify {
+        Verifier::Each(verify) => items
+            .iter()
+            .map(|it| {
+                progress.inc(1);
+                verify(it)
+            })
+            .collect::<Vec<bool>>(),
+        Verifier::Batch { size, verify } => items
+            .chunks(size)
+            .map(|chunk| {
+                progress.inc(chunk.len() as u64);
+                verify(chunk)
+            })
+            .collect::<Vec<bool>>(),
+    });
+    progress.finish();
+    // A batch verifier answers per batch: it agrees when it accepts exactly the
+    // batches whose items were all left honest.
+    let expected: Vec<bool> = match y.verify {
+        Verifier::Each(_) => expect_valid.to_vec(),
+        Verifier::Batch { size, .. } => expect_valid
+            .chunks(size)
+            .map(|c| c.iter().all(|v| *v))
+            .collect(),
+    };
+    (timing, valid == expected)
 }
 
 /// Keygen, sign and single verify, each timed call by call on this thread.
@@ -439,6 +461,7 @@ fn report(
             Scheme::Ed25519(_) => engine.backend().name(),
             _ => "libcrux",
         },
+        lanes: args.lanes,
         cores,
         workers: engine.workers(),
         batch: engine.batch_size(),
@@ -520,6 +543,9 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
     println!("CPU cores:              {}", r.cores);
     println!("Workers:                {}", r.workers);
     println!("Batch size:             {}", r.batch);
+    if let Some(n) = r.lanes {
+        println!("Lanes in use:           at most {n} per vector");
+    }
     println!(
         "Messages per key:       {} ({} keys)",
         r.msgs_per_key, r.keys

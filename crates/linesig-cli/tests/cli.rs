@@ -194,8 +194,19 @@ fn bench_sweep_marks_exactly_one_best() {
 
 #[test]
 fn bench_rejects_bad_options_clearly() {
+    // A backend this build has but this CPU lacks is refused, never replaced.
+    if let Some(b) = linesig::Backend::ALL
+        .into_iter()
+        .find(|b| !b.is_supported())
+    {
+        linesig_fails(
+            &["bench", "--backend", b.name()],
+            2,
+            "not supported on this CPU",
+        );
+    }
     for (args, needle) in [
-        (vec!["bench", "--backend", "ifma"], "not available"),
+        (vec!["bench", "--backend", "avx1024"], "not available"),
         (vec!["bench", "--invalid", "1.5"], "fraction"),
         (vec!["bench", "--workers", "0", "--count", "10"], "workers"),
         (vec!["bench", "--scheme", "slh-dsa-128s"], "unknown scheme"),

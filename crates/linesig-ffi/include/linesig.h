@@ -50,7 +50,7 @@ typedef struct LinesigConfig {
   uint32_t workers;
   // Items per work unit; 0 = 512.
   uint32_t batch_size;
-  // Ed25519 backend: 0 = automatic, 1 = reference, 2 = avx2.
+  // Ed25519 backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma.
   uint32_t backend;
   // Bytes for the hot-key cache; 0 = off. The cache is not built yet, so anything
   // else is refused with `NotBuilt` (the field is here so that callers need not change
@@ -101,7 +101,7 @@ int linesig_verify(const struct LinesigEngine *engine,
 // The library version, e.g. "0.1.0".
 const char *linesig_version(void);
 
-// The Ed25519 backend an engine runs ("reference", "avx2"), or "" for null.
+// The Ed25519 backend an engine runs ("reference", "avx2", "ifma"), or "" for null.
 //
 // # Safety
 // `engine` null or from `linesig_engine_new`.

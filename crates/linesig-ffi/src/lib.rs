@@ -56,7 +56,7 @@ pub struct LinesigConfig {
     pub workers: u32,
     /// Items per work unit; 0 = 512.
     pub batch_size: u32,
-    /// Ed25519 backend: 0 = automatic, 1 = reference, 2 = avx2.
+    /// Ed25519 backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma.
     pub backend: u32,
     /// Bytes for the hot-key cache; 0 = off. The cache is not built yet, so anything
     /// else is refused with `NotBuilt` (the field is here so that callers need not change
@@ -140,6 +140,7 @@ pub unsafe extern "C" fn linesig_engine_new(
             0 => builder,
             1 => builder.backend(Backend::Reference),
             2 => builder.backend(Backend::Avx2),
+            3 => builder.backend(Backend::Ifma),
             _ => return LinesigStatus::InvalidConfig,
         };
         match builder.build() {
@@ -300,7 +301,7 @@ static NAMES: LazyLock<Names> = LazyLock::new(|| {
     }
 });
 
-/// The Ed25519 backend an engine runs ("reference", "avx2"), or "" for null.
+/// The Ed25519 backend an engine runs ("reference", "avx2", "ifma"), or "" for null.
 ///
 /// # Safety
 /// `engine` null or from `linesig_engine_new`.

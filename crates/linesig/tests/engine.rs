@@ -148,8 +148,17 @@ fn builder_rejects_bad_configuration_with_typed_errors() {
         Engine::builder().batch_size(0).build(),
         Err(Error::ZeroBatchSize)
     ));
-    let err = "ifma".parse::<linesig::Backend>().unwrap_err();
+    let err = "avx1024".parse::<linesig::Backend>().unwrap_err();
     assert!(err.to_string().contains("not available"), "{err}");
+    for backend in Backend::ALL {
+        assert_eq!(backend.name().parse::<Backend>().unwrap(), backend);
+        if !backend.is_supported() {
+            assert!(matches!(
+                Engine::builder().backend(backend).build(),
+                Err(Error::UnsupportedBackend(b)) if b == backend
+            ));
+        }
+    }
     assert!("zip-999".parse::<Policy>().is_err());
     for p in Policy::ALL {
         assert_eq!(p.name().parse::<Policy>().unwrap(), p);

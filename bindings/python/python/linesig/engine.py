@@ -26,7 +26,7 @@ class Engine:
     ``policy`` (Ed25519 only): ``strict`` (Solana today, the default), ``zip215``
     (Zcash, Cosmos) or ``zip215-strict`` (Solana SIMD-0376).
     ``workers``: threads (default: all cores). ``batch_size``: items per work unit.
-    ``backend``: ``auto`` (default), ``reference`` or ``avx2``.
+    ``backend``: ``auto`` (default), ``reference``, ``avx2`` or ``ifma``.
     ``key_cache_mb`` must be 0: the hot-key cache is not built yet.
     """
 

@@ -13,6 +13,7 @@ mod field;
 mod lanes;
 mod policy;
 mod reference;
+mod sha512;
 
 pub use backend::{Backend, UnknownBackend, BACKEND_ENV};
 pub use policy::{Policy, UnknownPolicy};
@@ -34,6 +35,7 @@ pub fn verify(policy: Policy, item: &Item<'_>) -> Verdict {
     verify_unit(
         policy,
         Backend::Reference,
+        usize::MAX,
         std::slice::from_ref(item),
         0,
         &mut out,
@@ -50,10 +52,12 @@ pub(crate) struct UnitEntry<'a> {
 }
 
 /// Verify items `start..start + out.len()` of `items` into `out`: lengths first, then
-/// items grouped by public key so each distinct key is decoded once.
+/// items grouped by public key so each distinct key is decoded once. A lane backend
+/// fills at most `lanes_in_use` lanes per vector (`usize::MAX`: all).
 pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     policy: Policy,
     backend: Backend,
+    lanes_in_use: usize,
     items: &S,
     start: usize,
     out: &mut [Verdict],
@@ -79,10 +83,12 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     match backend {
         Backend::Reference => reference::verify_entries(rules, &mut entries, out),
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 => lanes::avx2::verify_unit(rules, &mut entries, out),
+        Backend::Avx2 => lanes::avx2::verify_unit(rules, lanes_in_use, &mut entries, out),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Ifma => lanes::ifma::verify_unit(rules, lanes_in_use, &mut entries, out),
         // The engine never selects a backend the target lacks (`Backend::is_supported`).
         #[cfg(not(target_arch = "x86_64"))]
-        Backend::Avx2 => reference::verify_entries(rules, &mut entries, out),
+        Backend::Avx2 | Backend::Ifma => reference::verify_entries(rules, &mut entries, out),
     }
 }
 

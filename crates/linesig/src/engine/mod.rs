@@ -30,6 +30,8 @@ pub enum Error {
     ZeroWorkers,
     #[error("batch size must be at least 1")]
     ZeroBatchSize,
+    #[error("lanes in use must be at least 1")]
+    ZeroLanes,
     #[error(transparent)]
     UnknownBackend(#[from] UnknownBackend),
     #[error("backend '{0}' is not supported on this CPU")]
@@ -54,6 +56,7 @@ pub struct EngineBuilder {
     workers: Option<usize>,
     batch_size: usize,
     backend: Option<Backend>,
+    lanes: Option<usize>,
 }
 
 impl Default for EngineBuilder {
@@ -63,6 +66,7 @@ impl Default for EngineBuilder {
             workers: None,
             batch_size: DEFAULT_BATCH_SIZE,
             backend: None,
+            lanes: None,
         }
     }
 }
@@ -95,6 +99,15 @@ impl EngineBuilder {
         self
     }
 
+    /// Signatures a lane-parallel backend puts in one vector (default: all its lanes;
+    /// more than it has means all). Fewer leave lanes idle: this exists to measure how
+    /// throughput scales with lanes (`linesig bench --lanes`), not for production. The
+    /// reference backend has no lanes and ignores it.
+    pub fn lanes(mut self, lanes: usize) -> Self {
+        self.lanes = Some(lanes);
+        self
+    }
+
     pub fn build(self) -> Result<Engine, Error> {
         let workers = match self.workers {
             Some(0) => return Err(Error::ZeroWorkers),
@@ -103,6 +116,9 @@ impl EngineBuilder {
         };
         if self.batch_size == 0 {
             return Err(Error::ZeroBatchSize);
+        }
+        if self.lanes == Some(0) {
+            return Err(Error::ZeroLanes);
         }
         let backend = match self.backend {
             Some(b) => b,
@@ -121,6 +137,7 @@ impl EngineBuilder {
             workers,
             batch_size: self.batch_size,
             backend,
+            lanes: self.lanes.unwrap_or(usize::MAX),
             pool,
         })
     }
@@ -138,6 +155,8 @@ pub struct Engine {
     workers: usize,
     batch_size: usize,
     backend: Backend,
+    /// Most signatures per vector (`usize::MAX`: all the backend's lanes).
+    lanes: usize,
     pool: rayon::ThreadPool,
 }
 
@@ -255,7 +274,7 @@ impl Engine {
     fn verify_unit<S: ItemSource + ?Sized>(&self, items: &S, start: usize, out: &mut [Verdict]) {
         match self.scheme {
             Scheme::Ed25519(policy) => {
-                ed25519::verify_unit(policy, self.backend, items, start, out)
+                ed25519::verify_unit(policy, self.backend, self.lanes, items, start, out)
             }
             Scheme::MlDsa(parameter_set) => mldsa::verify_unit(parameter_set, items, start, out),
         }

@@ -356,7 +356,7 @@ pub fn generate_keypair<R: RngCore + CryptoRng + ?Sized>(
     bits: u32,
     rng: &mut R,
 ) -> Result<(PublicKey, PrivateKey), Error> {
-    if bits < MIN_KEY_BITS || bits % 2 != 0 {
+    if bits < MIN_KEY_BITS || !bits.is_multiple_of(2) {
         return Err(Error::KeySize(bits));
     }
     let p = random_prime(bits / 2, rng);

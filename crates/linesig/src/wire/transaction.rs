@@ -466,7 +466,7 @@ fn parse_v1(packet: &[u8], options: ParseOptions) -> Result<Transaction<'_>, Wir
     if mask & HEAP_SIZE_BIT != 0 {
         let at = config.start + 4 * (mask & (HEAP_SIZE_BIT - 1)).count_ones() as usize;
         let heap = u32::from_le_bytes([packet[at], packet[at + 1], packet[at + 2], packet[at + 3]]);
-        if heap % 1024 != 0 || !(32 * 1024..=256 * 1024).contains(&heap) {
+        if !heap.is_multiple_of(1024) || !(32 * 1024..=256 * 1024).contains(&heap) {
             return Err(WireError::HeapSize(heap));
         }
     }

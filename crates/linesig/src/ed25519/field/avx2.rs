@@ -21,7 +21,7 @@
 //! point, which runs after `is_x86_feature_detected!("avx2")`. So the AVX2 intrinsics
 //! below only execute on CPUs that have AVX2.
 
-use super::LaneField;
+use super::{bits, canonical_bytes, LaneField};
 use core::arch::x86_64::*;
 
 const LANES: usize = 4;
@@ -117,57 +117,6 @@ fn carry(h: [__m256i; 10]) -> [__m256i; 10] {
     );
     step!(h0, h1, 26);
     [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9]
-}
-
-/// Bits `offset..offset + width` of a 256-bit little-endian integer.
-fn bits(bytes: &[u8; 32], offset: usize, width: u32) -> u64 {
-    let start = offset / 8;
-    let mut word = [0u8; 8];
-    let n = (32 - start).min(8);
-    word[..n].copy_from_slice(&bytes[start..start + n]);
-    (u64::from_le_bytes(word) >> (offset % 8)) & ((1u64 << width) - 1)
-}
-
-/// One lane's canonical bytes from its limbs (any u64 limbs whose value is < 2^64·2^230).
-fn limbs_to_bytes(mut l: [u64; 10]) -> [u8; 32] {
-    // Two full carry passes leave every limb within its radix and the value < 2^255 + 2^26.
-    for _ in 0..2 {
-        for i in 0..10 {
-            let c = l[i] >> LIMB_BITS[i];
-            l[i] &= (1u64 << LIMB_BITS[i]) - 1;
-            if i == 9 {
-                l[0] += 19 * c;
-            } else {
-                l[i + 1] += c;
-            }
-        }
-    }
-    // Value v < 2p: v ≥ p exactly when v + 19 ≥ 2^255; then v − p = v + 19 − 2^255.
-    let mut v = [0u64; 4];
-    for i in 0..10 {
-        let (word, shift) = (LIMB_OFFSET[i] / 64, LIMB_OFFSET[i] % 64);
-        let wide = (l[i] as u128) << shift;
-        v[word] |= wide as u64;
-        if word + 1 < 4 {
-            v[word + 1] |= (wide >> 64) as u64;
-        }
-    }
-    let mut plus19 = v;
-    let mut carry = 19u128;
-    for w in plus19.iter_mut() {
-        let s = *w as u128 + carry;
-        *w = s as u64;
-        carry = s >> 64;
-    }
-    if plus19[3] >> 63 == 1 {
-        plus19[3] &= !(1u64 << 63);
-        v = plus19;
-    }
-    let mut out = [0u8; 32];
-    for (i, w) in v.iter().enumerate() {
-        out[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
-    }
-    out
 }
 
 #[target_feature(enable = "avx2")]
@@ -538,7 +487,7 @@ impl LaneField for Fe4 {
 
     fn to_bytes(&self, out: &mut [[u8; 32]]) {
         for (lane, limbs) in unsafe { to_limb_lanes(self) }.into_iter().enumerate() {
-            out[lane] = limbs_to_bytes(limbs);
+            out[lane] = canonical_bytes(limbs.into_iter().zip(LIMB_OFFSET));
         }
     }
 
@@ -590,136 +539,18 @@ impl LaneField for Fe4 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_bigint::BigUint;
-    use rand::{Rng, RngCore, SeedableRng};
 
-    fn p() -> BigUint {
-        (BigUint::from(1u8) << 255) - 19u8
-    }
-
-    fn big(b: &[u8; 32]) -> BigUint {
-        BigUint::from_bytes_le(b)
-    }
-
-    fn canon(x: &BigUint) -> [u8; 32] {
-        let mut out = [0u8; 32];
-        let v = (x % p()).to_bytes_le();
-        out[..v.len()].copy_from_slice(&v);
-        out
-    }
-
-    fn random_lanes(rng: &mut impl RngCore) -> [[u8; 32]; 4] {
-        core::array::from_fn(|_| {
-            let mut b = [0u8; 32];
-            rng.fill_bytes(&mut b);
-            b[31] &= 0x7f;
-            if rng.gen_ratio(1, 8) {
-                // y ≥ p and other edges: all-ones, p itself, p − 1, 0.
-                b = match rng.gen_range(0..4) {
-                    0 => [0xff; 32],
-                    1 => canon(&(p() - 1u8)),
-                    2 => [0; 32],
-                    _ => {
-                        let mut q = [0xff; 32];
-                        q[0] = 0xed;
-                        q
-                    }
-                };
-                b[31] &= 0x7f;
-            }
-            b
-        })
-    }
-
-    fn check(name: &str, got: Fe4, want: impl Fn(usize) -> BigUint) {
-        let mut out = [[0u8; 32]; 4];
-        got.to_bytes(&mut out);
-        for (lane, bytes) in out.iter().enumerate() {
-            assert_eq!(*bytes, canon(&want(lane)), "{name} lane {lane}");
-        }
-    }
-
-    /// Every operation against big-integer arithmetic, chained as deep as the point
-    /// formulas chain them (sums of products fed back into products).
     #[test]
     fn lane_arithmetic_matches_big_integers() {
-        if !is_x86_feature_detected!("avx2") {
-            return;
-        }
-        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
-        let p = p();
-        for _ in 0..2000 {
-            let (xa, xb, xc) = (
-                random_lanes(&mut rng),
-                random_lanes(&mut rng),
-                random_lanes(&mut rng),
-            );
-            let (a, b, c) = (
-                Fe4::from_bytes(&xa),
-                Fe4::from_bytes(&xb),
-                Fe4::from_bytes(&xc),
-            );
-            let (ba, bb, bc) = (
-                |l: usize| big(&xa[l]),
-                |l: usize| big(&xb[l]),
-                |l: usize| big(&xc[l]),
-            );
-            check("mul", a.mul(&b), |l| ba(l) * bb(l));
-            check("square", a.square(), |l| ba(l) * ba(l));
-            check("add", a.add(&b), |l| ba(l) + bb(l));
-            check("sub", a.sub(&b), |l| ba(l) + &p * 2u8 - bb(l));
-            check("neg", a.neg(), |l| &p * 2u8 - ba(l));
-            // The largest mul input the point formulas make: (2·(a·b) + c) and a·b + c·c.
-            let ab = a.mul(&b);
-            let wide = ab.add(&ab).add(&c.mul(&c));
-            check("mul of sums", wide.mul(&wide), |l| {
-                let w = (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l);
-                &w * &w
-            });
-            check("square of sums", wide.square(), |l| {
-                let w = (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l);
-                &w * &w
-            });
-            let diff = wide.sub(&ab.add(&c));
-            check("sub of sums", diff.mul(&a), |l| {
-                let w = (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l) + &p * 4u8 - ba(l) * bb(l) - bc(l);
-                w * ba(l)
-            });
-            check("pow2k", a.pow2k(5), |l| {
-                ba(l).modpow(&BigUint::from(32u8), &p)
-            });
-            let mask = rng.gen::<u8>() & 0xf;
-            check("select", Fe4::select(mask, &a, &b), |l| {
-                if mask >> l & 1 == 1 {
-                    ba(l)
-                } else {
-                    bb(l)
-                }
-            });
-            let rows: Vec<[u64; 10]> = (0..4).map(|l| wide.lane_limbs(l)).collect();
-            let refs: Vec<&[u64; 10]> = rows.iter().rev().collect();
-            check("gather", Fe4::from_lane_limbs(&refs), |l| {
-                let l = 3 - l;
-                (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l)
-            });
+        if is_x86_feature_detected!("avx2") {
+            super::super::tests::arithmetic_matches_big_integers::<Fe4>(5);
         }
     }
 
     #[test]
     fn masks_read_canonical_values() {
-        if !is_x86_feature_detected!("avx2") {
-            return;
+        if is_x86_feature_detected!("avx2") {
+            super::super::tests::masks_read_canonical_values::<Fe4>();
         }
-        let p_bytes = {
-            let mut q = [0xffu8; 32];
-            q[0] = 0xed;
-            q[31] = 0x7f;
-            q
-        };
-        let mut three = [0u8; 32];
-        three[0] = 3;
-        let x = Fe4::from_bytes(&[[0u8; 32], p_bytes, three, canon(&(p() - 1u8))]);
-        assert_eq!(x.zero_mask(), 0b0011);
-        assert_eq!(x.odd_mask(), 0b0100);
     }
 }

@@ -4,6 +4,8 @@
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ifma;
 
 /// The most lanes any backend has (8 for AVX-512); sizes the per-lane byte arrays.
 pub(crate) const MAX_LANES: usize = 8;
@@ -65,4 +67,208 @@ pub(crate) trait LaneField: Copy {
 /// The bitmask of lanes `0..F::LANES` for which `pred` holds.
 pub(crate) fn lane_mask<F: LaneField>(pred: impl Fn(usize) -> bool) -> u8 {
     (0..F::LANES).fold(0u8, |m, i| m | (u8::from(pred(i)) << i))
+}
+
+/// Bits `offset..offset + width` (width ≤ 57) of a 256-bit little-endian integer: how a
+/// backend cuts an encoding into limbs.
+pub(crate) fn bits(bytes: &[u8; 32], offset: usize, width: u32) -> u64 {
+    let start = offset / 8;
+    let mut word = [0u8; 8];
+    let n = (32 - start).min(8);
+    word[..n].copy_from_slice(&bytes[start..start + n]);
+    (u64::from_le_bytes(word) >> (offset % 8)) & ((1u64 << width) - 1)
+}
+
+/// The canonical encoding (< p) of Σ limb·2^offset, for any limbs whose sum is below
+/// 2^320: the one way every backend turns lanes back into bytes.
+pub(crate) fn canonical_bytes(limbs: impl IntoIterator<Item = (u64, usize)>) -> [u8; 32] {
+    // v as five 64-bit words.
+    let mut v = [0u64; 5];
+    for (limb, offset) in limbs {
+        add_at(&mut v, offset / 64, (limb as u128) << (offset % 64));
+    }
+    // Fold bits ≥ 255 back with 2^255 ≡ 19 until v < 2^255 (at most three rounds:
+    // 2^320 → 2^255 + 2^70 → 2^255 + 19 → below 2^255).
+    loop {
+        let high = (v[3] >> 63) as u128 | (v[4] as u128) << 1;
+        if high == 0 {
+            break;
+        }
+        v[3] &= !(1u64 << 63);
+        v[4] = 0;
+        add_at(&mut v, 0, high * 19);
+    }
+    // v < 2^255 < 2p: v ≥ p exactly when v + 19 ≥ 2^255, and then v − p = v + 19 − 2^255.
+    let mut plus19 = v;
+    add_at(&mut plus19, 0, 19);
+    if plus19[3] >> 63 == 1 {
+        plus19[3] &= !(1u64 << 63);
+        v = plus19;
+    }
+    let mut out = [0u8; 32];
+    for (i, w) in v.iter().take(4).enumerate() {
+        out[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+/// v += x·2^(64·word), carrying upward (the callers keep v below 2^320).
+fn add_at(v: &mut [u64; 5], word: usize, x: u128) {
+    let mut carry = x;
+    for w in v.iter_mut().skip(word) {
+        if carry == 0 {
+            break;
+        }
+        let s = *w as u128 + (carry as u64) as u128;
+        *w = s as u64;
+        carry = (carry >> 64) + (s >> 64);
+    }
+}
+
+/// Checks every backend's field runs: each lane against big-integer arithmetic.
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::{LaneField, MAX_LANES};
+    use num_bigint::BigUint;
+    use rand::{Rng, RngCore, SeedableRng};
+
+    pub fn p() -> BigUint {
+        (BigUint::from(1u8) << 255) - 19u8
+    }
+
+    fn big(b: &[u8; 32]) -> BigUint {
+        BigUint::from_bytes_le(b)
+    }
+
+    pub fn canon(x: &BigUint) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        let v = (x % p()).to_bytes_le();
+        out[..v.len()].copy_from_slice(&v);
+        out
+    }
+
+    fn random_lanes(rng: &mut impl RngCore) -> [[u8; 32]; MAX_LANES] {
+        core::array::from_fn(|_| {
+            let mut b = [0u8; 32];
+            rng.fill_bytes(&mut b);
+            b[31] &= 0x7f;
+            if rng.gen_ratio(1, 8) {
+                // y ≥ p and other edges: all-ones, p − 1, 0, p itself.
+                b = match rng.gen_range(0..4) {
+                    0 => [0xff; 32],
+                    1 => canon(&(p() - 1u8)),
+                    2 => [0; 32],
+                    _ => {
+                        let mut q = [0xff; 32];
+                        q[0] = 0xed;
+                        q
+                    }
+                };
+                b[31] &= 0x7f;
+            }
+            b
+        })
+    }
+
+    pub fn check<F: LaneField>(name: &str, got: F, want: impl Fn(usize) -> BigUint) {
+        let mut out = [[0u8; 32]; MAX_LANES];
+        got.to_bytes(&mut out);
+        for (lane, bytes) in out.iter().enumerate().take(F::LANES) {
+            assert_eq!(*bytes, canon(&want(lane)), "{name} lane {lane}");
+        }
+    }
+
+    /// Every operation against big-integer arithmetic, chained as deep as the point
+    /// formulas chain them (sums of products fed back into products), and deeper.
+    pub fn arithmetic_matches_big_integers<F: LaneField>(seed: u64) {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        let p = p();
+        for _ in 0..2000 {
+            let (xa, xb, xc) = (
+                random_lanes(&mut rng),
+                random_lanes(&mut rng),
+                random_lanes(&mut rng),
+            );
+            let (a, b, c) = (
+                F::from_bytes(&xa[..F::LANES]),
+                F::from_bytes(&xb[..F::LANES]),
+                F::from_bytes(&xc[..F::LANES]),
+            );
+            let (ba, bb, bc) = (
+                |l: usize| big(&xa[l]),
+                |l: usize| big(&xb[l]),
+                |l: usize| big(&xc[l]),
+            );
+            check("mul", a.mul(&b), |l| ba(l) * bb(l));
+            check("square", a.square(), |l| ba(l) * ba(l));
+            check("add", a.add(&b), |l| ba(l) + bb(l));
+            check("sub", a.sub(&b), |l| ba(l) + &p * 2u8 - bb(l));
+            check("neg", a.neg(), |l| &p * 2u8 - ba(l));
+            // The largest mul input the point formulas make: (2·(a·b) + c) and a·b + c·c.
+            let ab = a.mul(&b);
+            let wide = ab.add(&ab).add(&c.mul(&c));
+            let want_wide = |l: usize| (ba(l) * bb(l)) * 2u8 + bc(l) * bc(l);
+            check("mul of sums", wide.mul(&wide), |l| {
+                want_wide(l) * want_wide(l)
+            });
+            check("square of sums", wide.square(), |l| {
+                want_wide(l) * want_wide(l)
+            });
+            let diff = wide.sub(&ab.add(&c));
+            check("sub of sums", diff.mul(&a), |l| {
+                (want_wide(l) + &p * 4u8 - ba(l) * bb(l) - bc(l)) * ba(l)
+            });
+            // Long chains of additions and negations, then a product.
+            let mut chain = a;
+            let mut wants: Vec<BigUint> = (0..F::LANES).map(ba).collect();
+            for step in 0..6 {
+                chain = if step % 2 == 0 {
+                    chain.add(&chain)
+                } else {
+                    chain.neg().sub(&b)
+                };
+                for (l, w) in wants.iter_mut().enumerate() {
+                    *w = if step % 2 == 0 {
+                        &*w * 2u8
+                    } else {
+                        &p * 4u8 - &*w % &p - bb(l)
+                    };
+                }
+            }
+            check("chain", chain.mul(&c), |l| &wants[l] * bc(l));
+            check("pow2k", a.pow2k(5), |l| {
+                ba(l).modpow(&BigUint::from(32u8), &p)
+            });
+            let mask = rng.gen::<u8>() & ((1u16 << F::LANES) - 1) as u8;
+            check("select", F::select(mask, &a, &b), |l| {
+                if mask >> l & 1 == 1 {
+                    ba(l)
+                } else {
+                    bb(l)
+                }
+            });
+            let rows: Vec<F::Limbs> = (0..F::LANES).map(|l| wide.lane_limbs(l)).collect();
+            let refs: Vec<&F::Limbs> = rows.iter().rev().collect();
+            check("gather", F::from_lane_limbs(&refs), |l| {
+                want_wide(F::LANES - 1 - l)
+            });
+        }
+    }
+
+    pub fn masks_read_canonical_values<F: LaneField>() {
+        let p_bytes = {
+            let mut q = [0xffu8; 32];
+            q[0] = 0xed;
+            q[31] = 0x7f;
+            q
+        };
+        let mut three = [0u8; 32];
+        three[0] = 3;
+        let lanes: [[u8; 32]; MAX_LANES] =
+            core::array::from_fn(|i| [[0u8; 32], p_bytes, three, canon(&(p() - 1u8))][i % 4]);
+        let x = F::from_bytes(&lanes[..F::LANES]);
+        let pattern = |bits: u8| (0..F::LANES / 4).fold(0u8, |m, k| m | bits << (4 * k));
+        assert_eq!(x.zero_mask(), pattern(0b0011));
+        assert_eq!(x.odd_mask(), pattern(0b0100));
+    }
 }

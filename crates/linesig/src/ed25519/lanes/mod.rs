@@ -7,8 +7,10 @@
 //!    a table of its multiples 0..8 of −A, so a key signing many messages is decoded
 //!    and tabulated once.
 //! 2. Signatures pass the shared byte-level checks (S < L, R's encoding rules), then run
-//!    `LANES` at a time: [S]B + [k](−A) by Horner over 64 signed radix-16 windows (four
-//!    doublings and two table additions per window, the same schedule in every lane),
+//!    `LANES` at a time: [S]B + [k](−A) by Horner over 64 signed radix-16 windows of k
+//!    (four doublings and one addition from the key's table per window) with S in 32
+//!    signed radix-256 digits added every other window from a static table of 0..128·B
+//!    (so B costs 32 additions and no doublings of its own; the same schedule in every lane),
 //!    then `Strict` compresses and compares bytes with R, and the cofactored policies
 //!    decode R and test [8]([S]B − [k]A − R) = O. A ragged tail fills its spare lanes
 //!    with copies of a real job and drops their results.
@@ -18,14 +20,19 @@ mod scalar;
 
 use super::field::{LaneField, MAX_LANES};
 use super::policy::Rules;
-use super::{challenge, precheck_key, precheck_signature, UnitEntry};
+use super::sha512::{self, LaneWords, Parts};
+use super::{precheck_key, precheck_signature, UnitEntry};
 use crate::engine::grouping::key_groups;
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
+use curve25519_dalek::Scalar;
 use point::{compress, decompress, Cached, CachedLimbs, Constants, Extended};
 
 /// Multiples 0..8 of one lane's point (entry 0 is the identity).
 type Table<F> = [CachedLimbs<F>; 9];
+
+/// Multiples 0..128 of the base point: signed radix-256 digits of S index it.
+type BaseTable<F> = [CachedLimbs<F>; 129];
 
 /// One signature ready for the lanes.
 struct Job {
@@ -36,6 +43,20 @@ struct Job {
     k: [u8; 32],
 }
 
+/// Multiples 0..M−1 of `p` in every lane, in cached form.
+#[inline(always)]
+fn multiples<F: LaneField, const M: usize>(c: &Constants<F>, p: &Extended<F>) -> [Cached<F>; M] {
+    let p_cached = p.to_cached(c);
+    let mut out = [Cached::identity(); M];
+    out[1] = p_cached;
+    let mut acc = *p;
+    for m in out.iter_mut().skip(2) {
+        acc = acc.add(&p_cached).to_extended();
+        *m = acc.to_cached(c);
+    }
+    out
+}
+
 /// Push the table of multiples of `p` for each lane in `keep` (in lane order).
 #[inline(always)]
 fn build_tables<F: LaneField>(
@@ -44,37 +65,30 @@ fn build_tables<F: LaneField>(
     keep: u8,
     out: &mut Vec<Table<F>>,
 ) {
-    let p_cached = p.to_cached(c);
-    let mut multiples = [Cached::identity(); 9];
-    multiples[1] = p_cached;
-    let mut acc = *p;
-    for m in multiples.iter_mut().skip(2) {
-        acc = acc.add(&p_cached).to_extended();
-        *m = acc.to_cached(c);
-    }
+    let m = multiples::<F, 9>(c, p);
     for lane in (0..F::LANES).filter(|l| keep >> l & 1 == 1) {
-        out.push(core::array::from_fn(|j| multiples[j].lane(lane)));
+        out.push(core::array::from_fn(|j| m[j].lane(lane)));
     }
 }
 
-/// The multiples 0..8 of the base point B in `F`'s limb format; a backend builds it
+/// The multiples 0..128 of the base point B in `F`'s limb format; a backend builds it
 /// once and keeps it in a static.
 #[inline(always)]
-fn basepoint_table<F: LaneField>(c: &Constants<F>) -> Table<F> {
+fn basepoint_table<F: LaneField>(c: &Constants<F>) -> Box<BaseTable<F>> {
     let (b, _) = decompress(
         c,
         &[ED25519_BASEPOINT_COMPRESSED.to_bytes(); MAX_LANES][..F::LANES],
     );
-    let mut t = Vec::with_capacity(1);
-    build_tables(c, &b, 1, &mut t);
-    t[0]
+    let m = multiples::<F, 129>(c, &b);
+    Box::new(core::array::from_fn(|j| m[j].lane(0)))
 }
 
 /// Verify a work unit's well-formed entries into `out` (indexed by `entry.slot`).
 #[inline(always)]
-pub(crate) fn verify_entries<F: LaneField>(
+pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
     rules: Rules,
-    basepoint_table: &Table<F>,
+    lanes: usize,
+    basepoint_table: &BaseTable<F>,
     entries: &mut [UnitEntry<'_>],
     out: &mut [Verdict],
 ) {
@@ -118,8 +132,10 @@ pub(crate) fn verify_entries<F: LaneField>(
         }
     }
 
-    // 2. Signatures.
+    // 2. Signatures: byte checks, then every k = SHA-512(R ‖ A ‖ M) mod L at once on the
+    // multi-buffer hash.
     let mut jobs = Vec::with_capacity(entries.len());
+    let mut messages = Vec::with_capacity(entries.len());
     for (g, range) in groups.iter().enumerate() {
         for entry in &entries[range.clone()] {
             let slot = entry.slot as usize;
@@ -132,19 +148,48 @@ pub(crate) fn verify_entries<F: LaneField>(
             };
             match precheck_signature(rules, entry.signature) {
                 Err(reason) => out[slot] = Verdict::Invalid(reason),
-                Ok((r, s)) => jobs.push(Job {
-                    slot: entry.slot,
-                    table,
-                    r: *r,
-                    s: s.to_bytes(),
-                    k: challenge(r, entry.public_key, entry.message).to_bytes(),
-                }),
+                Ok((r, s)) => {
+                    jobs.push(Job {
+                        slot: entry.slot,
+                        table,
+                        r: *r,
+                        s: s.to_bytes(),
+                        k: [0; 32],
+                    });
+                    messages.push(Parts {
+                        r,
+                        a: entry.public_key,
+                        m: entry.message,
+                    });
+                }
             }
         }
     }
-    for chunk in jobs.chunks(F::LANES) {
+    let mut digests = vec![[0u8; 64]; jobs.len()];
+    sha512::digests::<W>(&messages, &mut digests);
+    for (job, digest) in jobs.iter_mut().zip(&digests) {
+        job.k = Scalar::from_bytes_mod_order_wide(digest).to_bytes();
+    }
+    // `lanes` < F::LANES leaves lanes idle (padded), for measuring scaling only.
+    for chunk in jobs.chunks(lanes.clamp(1, F::LANES)) {
         verify_chunk(rules, &c, &tables, basepoint_table, chunk, out);
     }
+}
+
+/// Lane i's entry ±digits[i][at] of `table(i)`, negated where the digit is negative.
+#[inline(always)]
+fn pick<'t, F: LaneField + 't, const N: usize>(
+    digits: &[[i16; N]; MAX_LANES],
+    at: usize,
+    table: impl Fn(usize) -> &'t [CachedLimbs<F>],
+) -> Cached<F> {
+    let mut negate = 0u8;
+    let rows: [&CachedLimbs<F>; MAX_LANES] = core::array::from_fn(|i| {
+        let d = digits[i][at];
+        negate |= u8::from(d < 0) << i;
+        &table(i)[d.unsigned_abs() as usize]
+    });
+    Cached::gather(&rows[..F::LANES], negate)
 }
 
 /// Up to `F::LANES` jobs at once.
@@ -153,31 +198,29 @@ fn verify_chunk<F: LaneField>(
     rules: Rules,
     c: &Constants<F>,
     tables: &[Table<F>],
-    basepoint_table: &Table<F>,
+    basepoint_table: &BaseTable<F>,
     chunk: &[Job],
     out: &mut [Verdict],
 ) {
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
-    let k_digits: [[i8; 64]; MAX_LANES] = core::array::from_fn(|i| scalar::radix16(&job(i).k));
-    let s_digits: [[i8; 64]; MAX_LANES] = core::array::from_fn(|i| scalar::radix16(&job(i).s));
+    let k_digits: [[i16; 64]; MAX_LANES] = core::array::from_fn(|i| scalar::radix16(&job(i).k));
+    let s_digits: [[i16; 32]; MAX_LANES] = core::array::from_fn(|i| scalar::radix256(&job(i).s));
     let key_tables: [&Table<F>; MAX_LANES] =
         core::array::from_fn(|i| &tables[job(i).table as usize]);
 
-    // acc = Σ_w 16^w·(k_w·(−A) + s_w·B), from the top window down.
+    // acc = Σ_w 16^w·k_w·(−A) + Σ_j 256^j·s_j·B, from the top window down: s_j joins
+    // at window 2j, since 256^j = 16^(2j).
     let mut acc = Extended::<F>::identity();
     for w in (0..64).rev() {
         if w != 63 {
             acc = acc.mul_by_16();
         }
-        for (digits, per_lane_table) in [(&k_digits, None), (&s_digits, Some(basepoint_table))] {
-            let mut negate = 0u8;
-            let rows: [&CachedLimbs<F>; MAX_LANES] = core::array::from_fn(|i| {
-                let d = digits[i][w];
-                negate |= u8::from(d < 0) << i;
-                &per_lane_table.unwrap_or(key_tables[i])[d.unsigned_abs() as usize]
-            });
+        acc = acc
+            .add(&pick(&k_digits, w, |i| &key_tables[i][..]))
+            .to_extended();
+        if w % 2 == 0 {
             acc = acc
-                .add(&Cached::gather(&rows[..F::LANES], negate))
+                .add(&pick(&s_digits, w / 2, |_| &basepoint_table[..]))
                 .to_extended();
         }
     }
@@ -220,35 +263,69 @@ fn verify_chunk<F: LaneField>(
     }
 }
 
-/// The AVX2 instantiation: four signatures per vector.
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2 {
-    use super::super::field::avx2::Fe4;
-    use super::*;
-    use std::sync::OnceLock;
+/// One instantiation of the generic verifier: a module with `supported()` and
+/// `verify_unit()`, compiled with the backend's target features.
+macro_rules! lane_backend {
+    ($(#[$doc:meta])* $module:ident, $field:ty, $words:ty, $features:literal, $supported:expr) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        pub(crate) mod $module {
+            use super::*;
+            use std::sync::OnceLock;
 
-    static BASEPOINT_TABLE: OnceLock<Table<Fe4>> = OnceLock::new();
+            static BASEPOINT_TABLE: OnceLock<Box<BaseTable<$field>>> = OnceLock::new();
 
-    #[target_feature(enable = "avx2")]
-    fn verify_entries_avx2(rules: Rules, entries: &mut [UnitEntry<'_>], out: &mut [Verdict]) {
-        let table = BASEPOINT_TABLE.get_or_init(|| basepoint_table(&Constants::<Fe4>::new()));
-        verify_entries::<Fe4>(rules, table, entries, out)
-    }
+            #[target_feature(enable = $features)]
+            fn verify_entries_here(
+                rules: Rules,
+                lanes: usize,
+                entries: &mut [UnitEntry<'_>],
+                out: &mut [Verdict],
+            ) {
+                let table =
+                    BASEPOINT_TABLE.get_or_init(|| basepoint_table(&Constants::<$field>::new()));
+                verify_entries::<$field, $words>(rules, lanes, table, entries, out)
+            }
 
-    /// Whether this CPU can run the AVX2 backend.
-    pub(crate) fn supported() -> bool {
-        is_x86_feature_detected!("avx2")
-    }
+            /// Whether this CPU can run the backend.
+            pub(crate) fn supported() -> bool {
+                $supported
+            }
 
-    /// Verify on AVX2. The engine selects this backend only where [`supported`] holds;
-    /// should it ever be called elsewhere it verifies on the reference path instead of
-    /// executing unsupported instructions.
-    pub(crate) fn verify_unit(rules: Rules, entries: &mut [UnitEntry<'_>], out: &mut [Verdict]) {
-        if supported() {
-            // SAFETY: the CPU supports AVX2, checked just above.
-            unsafe { verify_entries_avx2(rules, entries, out) }
-        } else {
-            super::super::reference::verify_entries(rules, entries, out)
+            /// Verify on this backend. The engine selects it only where [`supported`]
+            /// holds; should it ever be called elsewhere it verifies on the reference
+            /// path instead of executing unsupported instructions.
+            pub(crate) fn verify_unit(
+                rules: Rules,
+                lanes: usize,
+                entries: &mut [UnitEntry<'_>],
+                out: &mut [Verdict],
+            ) {
+                if supported() {
+                    // SAFETY: the CPU has the target features, checked just above.
+                    unsafe { verify_entries_here(rules, lanes, entries, out) }
+                } else {
+                    super::super::reference::verify_entries(rules, entries, out)
+                }
+            }
         }
-    }
+    };
 }
+
+lane_backend!(
+    /// The AVX2 instantiation: four signatures per vector.
+    avx2,
+    super::super::field::avx2::Fe4,
+    super::super::sha512::avx2::Words4,
+    "avx2",
+    is_x86_feature_detected!("avx2")
+);
+
+lane_backend!(
+    /// The AVX-512 IFMA instantiation: eight signatures per vector.
+    ifma,
+    super::super::field::ifma::Fe8,
+    super::super::sha512::avx512::Words8,
+    "avx2,avx512f,avx512ifma",
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")
+);

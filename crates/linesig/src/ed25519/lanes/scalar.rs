@@ -1,20 +1,35 @@
-//! Scalars as signed radix-16 digits: every lane runs the same window schedule (no
+//! Scalars as signed fixed-width digits: every lane runs the same window schedule (no
 //! sparse NAF, whose data-dependent gaps would leave lanes idle).
 
-/// Digits d_0..d_63 with x = Σ d_i·16^i, d_i ∈ [−8, 8) for i < 63 and d_63 ∈ [−8, 8];
+/// Digits d_0..d_{N−1} in radix 2^W (W = 4 or 8, N·W = 256) with x = Σ d_i·2^(W·i),
+/// d_i ∈ [−2^(W−1), 2^(W−1)) for i < N − 1 and the top digit in [−2^(W−1), 2^(W−1)];
 /// needs x < 2^255 (true of every scalar below L here).
-pub(crate) fn radix16(x: &[u8; 32]) -> [i8; 64] {
-    let mut d = [0i8; 64];
-    for (i, byte) in x.iter().enumerate() {
-        d[2 * i] = (byte & 15) as i8;
-        d[2 * i + 1] = (byte >> 4) as i8;
+pub(crate) fn signed_digits<const W: u32, const N: usize>(x: &[u8; 32]) -> [i16; N] {
+    debug_assert_eq!(W as usize * N, 256);
+    let mask = (1u16 << W) - 1;
+    let mut d = [0i16; N];
+    for (i, digit) in d.iter_mut().enumerate() {
+        let bit = i * W as usize;
+        let pair = u16::from(x[bit / 8]) | x.get(bit / 8 + 1).map_or(0, |&b| u16::from(b) << 8);
+        *digit = ((pair >> (bit % 8)) & mask) as i16;
     }
-    for i in 0..63 {
-        let carry = (d[i] + 8) >> 4;
-        d[i] -= carry << 4;
+    let half = 1i16 << (W - 1);
+    for i in 0..N - 1 {
+        let carry = (d[i] + half) >> W;
+        d[i] -= carry << W;
         d[i + 1] += carry;
     }
     d
+}
+
+/// Radix-16 digits, for the per-key tables of multiples 0..8.
+pub(crate) fn radix16(x: &[u8; 32]) -> [i16; 64] {
+    signed_digits::<4, 64>(x)
+}
+
+/// Radix-256 digits, for the static base-point table of multiples 0..128.
+pub(crate) fn radix256(x: &[u8; 32]) -> [i16; 32] {
+    signed_digits::<8, 32>(x)
 }
 
 #[cfg(test)]
@@ -22,6 +37,19 @@ mod tests {
     use super::*;
     use num_bigint::BigInt;
     use rand::{RngCore, SeedableRng};
+
+    fn check<const W: u32, const N: usize>(x: &[u8; 32], d: [i16; N]) {
+        let half = 1i16 << (W - 1);
+        let mut sum = BigInt::from(0);
+        for (i, &di) in d.iter().enumerate() {
+            assert!(
+                (-half..half).contains(&di) || (i == N - 1 && di == half),
+                "radix 2^{W} digit {i} = {di}"
+            );
+            sum += BigInt::from(di) << (W as usize * i);
+        }
+        assert_eq!(sum, BigInt::from_bytes_le(num_bigint::Sign::Plus, x));
+    }
 
     #[test]
     fn digits_recompose_and_stay_in_range() {
@@ -34,16 +62,12 @@ mod tests {
                 x = [0xff; 32];
                 x[31] = 0x7f;
             }
-            let d = radix16(&x);
-            let mut sum = BigInt::from(0);
-            for (i, &di) in d.iter().enumerate() {
-                assert!(
-                    (-8..8).contains(&di) || (i == 63 && di == 8),
-                    "digit {i} = {di}"
-                );
-                sum += BigInt::from(di) << (4 * i);
+            if round == 1 {
+                x = [0x80; 32];
+                x[31] = 0x7f;
             }
-            assert_eq!(sum, BigInt::from_bytes_le(num_bigint::Sign::Plus, &x));
+            check::<4, 64>(&x, radix16(&x));
+            check::<8, 32>(&x, radix256(&x));
         }
     }
 }

@@ -1,0 +1,411 @@
+//! Eight field elements at once on AVX-512 IFMA: lane i of every `__m512i` belongs to
+//! signature i.
+//!
+//! Radix 2^51: a value is Σ f_i·2^(51·i) over 5 limbs, limb i of the eight lanes in one
+//! `__m512i`. `vpmadd52luq` / `vpmadd52huq` multiply the low 52 bits of each u64 slot and
+//! add the low / high 52 bits of the 104-bit product to an accumulator, so one pair of
+//! instructions forms eight limb products exactly — provided both operands are below
+//! 2^52. (The issue sketch says radix 2^52; 2^51 keeps a bit of headroom under the
+//! multiplier's 52-bit operand width, which radix 2^52 would not, and makes 2^255 ≡ 19
+//! fold at a limb boundary.)
+//!
+//! Limb bounds, the invariant everything here rests on:
+//! - *Carried* (every output of every method): each limb < B = 2^51 + 2^9 < 2^52, so any
+//!   output is a valid multiplier operand. That is why `add` carries too: IFMA ignores
+//!   operand bits ≥ 52, and an uncarried sum of two carried elements (limbs up to 2^52 +
+//!   2^10) would be silently truncated, not merely slow.
+//! - `weak_carry` (one parallel pass: each limb keeps its low 51 bits and takes the carry
+//!   of the limb below; limb 4's carry re-enters limb 0 times 19, as 2^255 ≡ 19) maps
+//!   limbs < 2^55 to limbs < 2^51 + 19·2^4 < B. `add` feeds it sums < 2B; `sub` feeds it
+//!   a + 2p − b < B + 2^52, where 2p's limbs (≥ 2^52 − 38) exceed every carried b's, so
+//!   no slot goes negative.
+//! - `mul` / `square`: with operands < 2^52 each product's low and high halves are below
+//!   2^52. A high half weighs 2^52 = 2·2^51, so it enters the next column doubled; column
+//!   k collects at most five low and five doubled high halves: c_k < 15·2^52 < 2^56.
+//!   Folding 2^255 ≡ 19 gives r_k = c_k + 19·c_{k+5} < 20·2^56 < 2^61, and `full_carry`
+//!   maps limbs < 2^63 to limbs ≤ 2^51.
+//!
+//! Safety: `Fe8` values are made only by code reached from the IFMA backend's entry
+//! point, which runs after `is_x86_feature_detected!` confirmed AVX-512F and AVX-512
+//! IFMA. So the intrinsics below only execute on CPUs that have them.
+
+use super::{bits, canonical_bytes, LaneField};
+use core::arch::x86_64::*;
+
+const LANES: usize = 8;
+const LIMB_BITS: u32 = 51;
+const LIMB_OFFSET: [usize; 5] = [0, 51, 102, 153, 204];
+const MASK51: u64 = (1 << LIMB_BITS) - 1;
+/// 2p in radix 2^51: limb 0 = 2·(2^51 − 19), the others 2·(2^51 − 1).
+const TWO_P: [u64; 5] = [
+    2 * (MASK51 - 18),
+    2 * MASK51,
+    2 * MASK51,
+    2 * MASK51,
+    2 * MASK51,
+];
+
+#[derive(Clone, Copy)]
+pub(crate) struct Fe8([__m512i; 5]);
+
+// As in the AVX2 field: every function executing AVX-512 instructions carries the
+// `#[target_feature]` itself, and the `LaneField` methods are `#[inline(always)]` shims.
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn splat(x: u64) -> __m512i {
+    _mm512_set1_epi64(x as i64)
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn add64(a: __m512i, b: __m512i) -> __m512i {
+    _mm512_add_epi64(a, b)
+}
+
+/// acc + low 52 bits of a·b (operands' low 52 bits).
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn madd_lo(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+    _mm512_madd52lo_epu64(acc, a, b)
+}
+
+/// acc + bits 52..104 of a·b (operands' low 52 bits).
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn madd_hi(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+    _mm512_madd52hi_epu64(acc, a, b)
+}
+
+/// 19·x as x + 2x + 16x (x < 2^59; no 64-bit lane multiply needed).
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn times19(x: __m512i) -> __m512i {
+    add64(
+        add64(x, _mm512_slli_epi64::<1>(x)),
+        _mm512_slli_epi64::<4>(x),
+    )
+}
+
+/// Limbs < 2^55 to carried limbs (< 2^51 + 2^9) in one parallel pass.
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn weak_carry(l: [__m512i; 5]) -> Fe8 {
+    let mask = splat(MASK51);
+    let c: [__m512i; 5] = core::array::from_fn(|i| _mm512_srli_epi64::<51>(l[i]));
+    let m: [__m512i; 5] = core::array::from_fn(|i| _mm512_and_si512(l[i], mask));
+    // c4 < 2^4, so 19·c4 is exact in the low half of IFMA's product.
+    Fe8([
+        madd_lo(m[0], c[4], splat(19)),
+        add64(m[1], c[0]),
+        add64(m[2], c[1]),
+        add64(m[3], c[2]),
+        add64(m[4], c[3]),
+    ])
+}
+
+/// Limbs < 2^63 to limbs ≤ 2^51: one carry chain, limb 4's carry (< 2^13) folded into
+/// limb 0 times 19, then limb 0's carry (≤ 1) into limb 1.
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn full_carry(l: [__m512i; 5]) -> Fe8 {
+    let mask = splat(MASK51);
+    let [mut l0, mut l1, mut l2, mut l3, mut l4] = l;
+    l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
+    l0 = _mm512_and_si512(l0, mask);
+    l2 = add64(l2, _mm512_srli_epi64::<51>(l1));
+    l1 = _mm512_and_si512(l1, mask);
+    l3 = add64(l3, _mm512_srli_epi64::<51>(l2));
+    l2 = _mm512_and_si512(l2, mask);
+    l4 = add64(l4, _mm512_srli_epi64::<51>(l3));
+    l3 = _mm512_and_si512(l3, mask);
+    l0 = madd_lo(l0, _mm512_srli_epi64::<51>(l4), splat(19));
+    l4 = _mm512_and_si512(l4, mask);
+    l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
+    l0 = _mm512_and_si512(l0, mask);
+    Fe8([l0, l1, l2, l3, l4])
+}
+
+/// Columns c_0..c_9 (c_k < 2^56) folded with 2^255 ≡ 19 and carried.
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn reduce_columns(c: [__m512i; 10]) -> Fe8 {
+    full_carry(core::array::from_fn(|k| add64(c[k], times19(c[k + 5]))))
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_constant(limb0: u64) -> Fe8 {
+    let mut f = [splat(0); 5];
+    f[0] = splat(limb0);
+    Fe8(f)
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_add(f: &Fe8, g: &Fe8) -> Fe8 {
+    weak_carry(core::array::from_fn(|i| add64(f.0[i], g.0[i])))
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_sub(f: &Fe8, g: &Fe8) -> Fe8 {
+    weak_carry(core::array::from_fn(|i| {
+        _mm512_sub_epi64(add64(f.0[i], splat(TWO_P[i])), g.0[i])
+    }))
+}
+
+/// Schoolbook 5 × 5: 25 low and 25 high halves. Product f_i·g_j sits at 2^(51(i+j)):
+/// its low half goes to column i + j, its high half (weight 2^52) to column i + j + 1,
+/// doubled when the columns are combined.
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_mul(f: &Fe8, g: &Fe8) -> Fe8 {
+    let (f, g) = (&f.0, &g.0);
+    let zero = splat(0);
+    let mut lo = [zero; 10];
+    let mut hi = [zero; 10];
+    for i in 0..5 {
+        for j in 0..5 {
+            lo[i + j] = madd_lo(lo[i + j], f[i], g[j]);
+            hi[i + j + 1] = madd_hi(hi[i + j + 1], f[i], g[j]);
+        }
+    }
+    reduce_columns(core::array::from_fn(|k| {
+        add64(lo[k], _mm512_slli_epi64::<1>(hi[k]))
+    }))
+}
+
+/// Squaring with the symmetric products merged: 15 products (30 halves) instead of 25.
+/// Weights: a square's low half counts once and its high half twice; a cross product
+/// f_i·f_j (i < j) appears twice, so its low half counts twice and its high half four
+/// times. Accumulators by weight: `w1`, `w2`, `w4`.
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_square(f: &Fe8) -> Fe8 {
+    let f = &f.0;
+    let zero = splat(0);
+    let mut w1 = [zero; 10];
+    let mut w2 = [zero; 10];
+    let mut w4 = [zero; 10];
+    for i in 0..5 {
+        w1[2 * i] = madd_lo(w1[2 * i], f[i], f[i]);
+        w2[2 * i + 1] = madd_hi(w2[2 * i + 1], f[i], f[i]);
+        for j in i + 1..5 {
+            w2[i + j] = madd_lo(w2[i + j], f[i], f[j]);
+            w4[i + j + 1] = madd_hi(w4[i + j + 1], f[i], f[j]);
+        }
+    }
+    reduce_columns(core::array::from_fn(|k| {
+        add64(
+            w1[k],
+            add64(_mm512_slli_epi64::<1>(w2[k]), _mm512_slli_epi64::<2>(w4[k])),
+        )
+    }))
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_pow2k(f: &Fe8, k: u32) -> Fe8 {
+    let mut x = fe_square(f);
+    for _ in 1..k {
+        x = fe_square(&x);
+    }
+    x
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_select(mask: u8, a: &Fe8, b: &Fe8) -> Fe8 {
+    // The blend takes its second operand where the mask bit is set.
+    Fe8(core::array::from_fn(|i| {
+        _mm512_mask_blend_epi64(mask, b.0[i], a.0[i])
+    }))
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn from_limb_lanes(lanes: &[[u64; 5]; LANES]) -> Fe8 {
+    Fe8(core::array::from_fn(|i| {
+        let slots: [u64; LANES] = core::array::from_fn(|lane| lanes[lane][i]);
+        // SAFETY: `slots` is 64 readable bytes.
+        unsafe { _mm512_loadu_si512(slots.as_ptr().cast()) }
+    }))
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn to_limb_lanes(f: &Fe8) -> [[u64; 5]; LANES] {
+    let mut out = [[0u64; 5]; LANES];
+    for (i, v) in f.0.iter().enumerate() {
+        let mut slots = [0u64; LANES];
+        // SAFETY: `slots` is 64 writable bytes.
+        unsafe { _mm512_storeu_si512(slots.as_mut_ptr().cast(), *v) };
+        for lane in 0..LANES {
+            out[lane][i] = slots[lane];
+        }
+    }
+    out
+}
+
+/// Gather limb k of eight rows into one vector per limb: eight row pointers form the
+/// index vector of a 64-bit gather (base null, scale 1), advanced 8 bytes per limb.
+#[target_feature(enable = "avx512f,avx512ifma")]
+#[inline]
+fn fe_from_rows(rows: &[&[u64; 5]]) -> Fe8 {
+    let addresses: [i64; LANES] = core::array::from_fn(|lane| rows[lane].as_ptr() as i64);
+    // SAFETY: `addresses` is 64 readable bytes.
+    let base = unsafe { _mm512_loadu_si512(addresses.as_ptr().cast()) };
+    Fe8(core::array::from_fn(|k| {
+        let index = add64(base, splat(8 * k as u64));
+        // SAFETY: slot `lane` of `index` is the address of rows[lane][k], a live u64
+        // (k < 5), so every gathered load reads memory borrowed for this call.
+        unsafe { _mm512_i64gather_epi64::<1>(index, core::ptr::null::<i64>()) }
+    }))
+}
+
+// SAFETY (every `unsafe` below): the callee needs AVX-512F and IFMA, and `Fe8` code runs
+// only on CPUs that have them (module note).
+impl LaneField for Fe8 {
+    const LANES: usize = LANES;
+    type Limbs = [u64; 5];
+
+    #[inline(always)]
+    fn zero() -> Self {
+        unsafe { fe_constant(0) }
+    }
+
+    #[inline(always)]
+    fn one() -> Self {
+        unsafe { fe_constant(1) }
+    }
+
+    fn splat_bytes(bytes: &[u8; 32]) -> Self {
+        Fe8::from_bytes(&[*bytes; LANES])
+    }
+
+    fn from_bytes(lanes: &[[u8; 32]]) -> Self {
+        let limbs: [[u64; 5]; LANES] = core::array::from_fn(|lane| {
+            core::array::from_fn(|i| bits(&lanes[lane], LIMB_OFFSET[i], LIMB_BITS))
+        });
+        unsafe { from_limb_lanes(&limbs) }
+    }
+
+    fn to_bytes(&self, out: &mut [[u8; 32]]) {
+        for (lane, limbs) in unsafe { to_limb_lanes(self) }.into_iter().enumerate() {
+            out[lane] = canonical_bytes(limbs.into_iter().zip(LIMB_OFFSET));
+        }
+    }
+
+    #[inline(always)]
+    fn add(&self, rhs: &Self) -> Self {
+        unsafe { fe_add(self, rhs) }
+    }
+
+    #[inline(always)]
+    fn sub(&self, rhs: &Self) -> Self {
+        unsafe { fe_sub(self, rhs) }
+    }
+
+    #[inline(always)]
+    fn neg(&self) -> Self {
+        unsafe { fe_sub(&fe_constant(0), self) }
+    }
+
+    #[inline(always)]
+    fn mul(&self, rhs: &Self) -> Self {
+        unsafe { fe_mul(self, rhs) }
+    }
+
+    #[inline(always)]
+    fn square(&self) -> Self {
+        unsafe { fe_square(self) }
+    }
+
+    #[inline(always)]
+    fn pow2k(&self, k: u32) -> Self {
+        unsafe { fe_pow2k(self, k) }
+    }
+
+    #[inline(always)]
+    fn select(mask: u8, a: &Self, b: &Self) -> Self {
+        unsafe { fe_select(mask, a, b) }
+    }
+
+    /// Carried limbs are valid operands as they stand (module note), so they are stored
+    /// without another pass.
+    fn lane_limbs(&self, lane: usize) -> [u64; 5] {
+        let lanes = unsafe { to_limb_lanes(self) };
+        lanes[lane]
+    }
+
+    #[inline(always)]
+    fn from_lane_limbs(rows: &[&[u64; 5]]) -> Self {
+        unsafe { fe_from_rows(rows) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{
+        arithmetic_matches_big_integers, check, masks_read_canonical_values, p,
+    };
+    use super::*;
+    use num_bigint::BigUint;
+
+    fn supported() -> bool {
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")
+    }
+
+    #[test]
+    fn lane_arithmetic_matches_big_integers() {
+        if supported() {
+            arithmetic_matches_big_integers::<Fe8>(8);
+        }
+    }
+
+    #[test]
+    fn masks_read_canonical_values_8() {
+        if supported() {
+            masks_read_canonical_values::<Fe8>();
+        }
+    }
+
+    /// Operands at the carried bound itself (every limb B − 1 = 2^51 + 2^9 − 1, and
+    /// mixes with 0 and 2^51 − 1), where a mistake in the bounds would truncate IFMA's
+    /// operands or overflow a column.
+    #[test]
+    fn products_at_the_limb_bound_match_big_integers() {
+        if !supported() {
+            return;
+        }
+        let top = (1u64 << 51) + (1 << 9) - 1;
+        let choices = [top, 0, MASK51, 1 << 51, 19];
+        let lanes: Vec<[u64; 5]> = (0..64)
+            .map(|n: usize| core::array::from_fn(|i| choices[(n >> i) % choices.len()]))
+            .collect();
+        let value = |l: &[u64; 5]| {
+            l.iter()
+                .zip(LIMB_OFFSET)
+                .fold(BigUint::from(0u8), |acc, (&x, o)| {
+                    acc + (BigUint::from(x) << o)
+                })
+        };
+        for (x, y) in lanes.chunks(8).zip(lanes.chunks(8).rev()) {
+            let (xa, ya): ([[u64; 5]; 8], [[u64; 5]; 8]) = (
+                core::array::from_fn(|i| x[i]),
+                core::array::from_fn(|i| y[i]),
+            );
+            // SAFETY: the CPU has AVX-512F and IFMA (checked above).
+            let (a, b) = unsafe { (from_limb_lanes(&xa), from_limb_lanes(&ya)) };
+            check("mul at bound", a.mul(&b), |l| value(&xa[l]) * value(&ya[l]));
+            check("square at bound", a.square(), |l| {
+                value(&xa[l]) * value(&xa[l])
+            });
+            check("add at bound", a.add(&b), |l| value(&xa[l]) + value(&ya[l]));
+            check("sub at bound", a.sub(&b), |l| {
+                value(&xa[l]) + p() * 4u8 - value(&ya[l])
+            });
+        }
+    }
+}

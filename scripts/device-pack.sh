@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Pack prebuilt binaries and the shared vectors into .device/ (git-ignored) for a run on
+# a borrowed machine that has no Rust toolchain and no network: the IFMA checks need a
+# CPU with AVX-512 IFMA, which the CI machine kind lacks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked -p linesig-cli
+rm -rf .device/bin && mkdir -p .device/bin
+cargo test --release --locked -p linesig --no-run --message-format=json 2>/dev/null |
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        if m["target"]["name"] in ("linesig", "vectors", "differential", "engine"):
+            print(m["target"]["name"], m["executable"])' |
+  while read -r name path; do cp "$path" ".device/bin/t_$name"; done
+cp target/release/linesig .device/bin/
+if [ -x fuzz/target/x86_64-unknown-linux-gnu/release/ed25519_backends ]; then
+  cp fuzz/target/x86_64-unknown-linux-gnu/release/ed25519_backends .device/bin/
+fi
+y=target/yardstick/x86_64-unknown-linux-gnu/release/yardstick-ed25519-simd
+[ -x "$y" ] && cp "$y" .device/bin/
+strip .device/bin/*
+rm -rf .device/vectors && cp -r ../shared/vectors .device/vectors
+du -sh .device
