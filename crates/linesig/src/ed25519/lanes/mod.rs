@@ -329,3 +329,141 @@ lane_backend!(
     "avx2,avx512f,avx512ifma",
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")
 );
+
+/// The operation profile of the lane path, counted exactly: a field wrapper counts
+/// every call the generic code makes, so the numbers hold for every backend (each runs
+/// the same schedule). `cargo test --release -p linesig op_profile -- --nocapture`
+/// prints them; the bounds fail the test if a change adds work per signature.
+#[cfg(all(test, target_arch = "x86_64"))]
+mod op_profile {
+    use super::super::field::avx2::Fe4;
+    use super::super::sha512::avx2::Words4;
+    use super::*;
+    use crate::ed25519::Policy;
+    use ed25519_dalek::{Signer, SigningKey};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// mul, square, add/sub/neg, canonical encodings (per vector, not per lane).
+        static COUNTS: Cell<[u64; 4]> = const { Cell::new([0; 4]) };
+    }
+
+    fn count(i: usize) {
+        COUNTS.with(|c| {
+            let mut v = c.get();
+            v[i] += 1;
+            c.set(v);
+        });
+    }
+
+    #[derive(Clone, Copy)]
+    struct Counting<F>(F);
+
+    impl<F: LaneField> LaneField for Counting<F> {
+        const LANES: usize = F::LANES;
+        type Limbs = F::Limbs;
+        fn zero() -> Self {
+            Counting(F::zero())
+        }
+        fn one() -> Self {
+            Counting(F::one())
+        }
+        fn splat_bytes(bytes: &[u8; 32]) -> Self {
+            Counting(F::splat_bytes(bytes))
+        }
+        fn from_bytes(lanes: &[[u8; 32]]) -> Self {
+            Counting(F::from_bytes(lanes))
+        }
+        fn to_bytes(&self, out: &mut [[u8; 32]]) {
+            count(3);
+            self.0.to_bytes(out)
+        }
+        fn add(&self, rhs: &Self) -> Self {
+            count(2);
+            Counting(self.0.add(&rhs.0))
+        }
+        fn sub(&self, rhs: &Self) -> Self {
+            count(2);
+            Counting(self.0.sub(&rhs.0))
+        }
+        fn neg(&self) -> Self {
+            count(2);
+            Counting(self.0.neg())
+        }
+        fn mul(&self, rhs: &Self) -> Self {
+            count(0);
+            Counting(self.0.mul(&rhs.0))
+        }
+        fn square(&self) -> Self {
+            count(1);
+            Counting(self.0.square())
+        }
+        fn select(mask: u8, a: &Self, b: &Self) -> Self {
+            Counting(F::select(mask, &a.0, &b.0))
+        }
+        fn lane_limbs(&self, lane: usize) -> F::Limbs {
+            self.0.lane_limbs(lane)
+        }
+        fn from_lane_limbs(rows: &[&F::Limbs]) -> Self {
+            Counting(F::from_lane_limbs(rows))
+        }
+    }
+
+    /// Per signature, distinct keys (so every key is decoded and tabulated): Strict
+    /// encodes the result (one inversion), the cofactored policies decode R (one
+    /// square root) and test small order instead.
+    #[test]
+    fn op_profile_per_signature() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let n = 256;
+        let keys: Vec<SigningKey> = (0..n)
+            .map(|i| SigningKey::from_bytes(&[i as u8 ^ 0x5a; 32]))
+            .collect();
+        let pks: Vec<[u8; 32]> = keys.iter().map(|k| k.verifying_key().to_bytes()).collect();
+        let msgs: Vec<[u8; 32]> = (0..n).map(|i| [i as u8; 32]).collect();
+        let sigs: Vec<[u8; 64]> = keys
+            .iter()
+            .zip(&msgs)
+            .map(|(k, m)| k.sign(m).to_bytes())
+            .collect();
+        let table = basepoint_table(&Constants::<Counting<Fe4>>::new());
+        for policy in [Policy::Strict, Policy::Zip215] {
+            let mut entries: Vec<UnitEntry<'_>> = (0..n)
+                .map(|i| UnitEntry {
+                    public_key: &pks[i],
+                    signature: &sigs[i],
+                    message: &msgs[i],
+                    slot: i as u32,
+                })
+                .collect();
+            let mut out = vec![Verdict::Invalid(Reject::EquationFailed); n];
+            COUNTS.with(|c| c.set([0; 4]));
+            verify_entries::<Counting<Fe4>, Words4>(
+                policy.rules(),
+                usize::MAX,
+                &table,
+                &mut entries,
+                &mut out,
+            );
+            assert!(out.iter().all(|v| *v == Verdict::Valid), "{policy}");
+            let [mul, square, add, encode] = COUNTS.with(|c| c.get());
+            let per_sig = |x: u64| x as f64 * Fe4::LANES as f64 / n as f64;
+            println!(
+                "{policy}: per signature {:.0} mul, {:.0} square, {:.0} add/sub/neg, {:.1} lane encodings",
+                per_sig(mul),
+                per_sig(square),
+                per_sig(add),
+                per_sig(encode)
+            );
+            // Main loop: 63 × [16]P (16 S + 13 M), 64 key and 32 base-point additions
+            // (8 M each with the conversion back to extended); plus decoding A (and R),
+            // the key's table, and the final check.
+            assert!(
+                per_sig(mul) < 2000.0 && per_sig(square) < 1650.0,
+                "{policy}"
+            );
+        }
+    }
+}
