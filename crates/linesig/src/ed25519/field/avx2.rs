@@ -21,7 +21,6 @@
 //! point, which runs after `is_x86_feature_detected!("avx2")`. So the AVX2 intrinsics
 //! below only execute on CPUs that have AVX2.
 
-use super::{bits, canonical_bytes, LaneField};
 use core::arch::x86_64::*;
 
 const LANES: usize = 4;
@@ -54,13 +53,13 @@ pub(crate) struct Fe4([__m256i; 10]);
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn splat(x: u64) -> __m256i {
+pub(crate) fn splat(x: u64) -> __m256i {
     _mm256_set1_epi64x(x as i64)
 }
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn add64(a: __m256i, b: __m256i) -> __m256i {
+pub(crate) fn add64(a: __m256i, b: __m256i) -> __m256i {
     _mm256_add_epi64(a, b)
 }
 
@@ -410,15 +409,19 @@ fn fe_pow2k(f: &Fe4, k: u32) -> Fe4 {
     x
 }
 
+/// Lane i from `a` where bit i of `mask` is set, else from `b`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn blend(mask: u8, a: __m256i, b: __m256i) -> __m256i {
+    // Lane i all-ones where bit i of `mask` is set.
+    let m = |i: u8| if mask >> i & 1 == 1 { -1i64 } else { 0 };
+    _mm256_blendv_epi8(b, a, _mm256_set_epi64x(m(3), m(2), m(1), m(0)))
+}
+
 #[target_feature(enable = "avx2")]
 #[inline]
 fn fe_select(mask: u8, a: &Fe4, b: &Fe4) -> Fe4 {
-    // Lane i all-ones where bit i of `mask` is set.
-    let m = |i: u8| if mask >> i & 1 == 1 { -1i64 } else { 0 };
-    let vmask = _mm256_set_epi64x(m(3), m(2), m(1), m(0));
-    Fe4(core::array::from_fn(|i| {
-        _mm256_blendv_epi8(b.0[i], a.0[i], vmask)
-    }))
+    Fe4(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
 }
 
 /// Gather limbs 4 at a time: load 4 limbs of each lane and transpose the 4 × 4 block so
@@ -445,7 +448,7 @@ fn fe_from_rows(rows: &[&[u64; 10]]) -> Fe4 {
 }
 
 /// One lane's limbs with one more carry pass, so stored limbs are tight.
-fn tight(mut l: [u64; 10]) -> [u64; 10] {
+fn stored_limbs(mut l: [u64; 10]) -> [u64; 10] {
     for i in 0..10 {
         let c = l[i] >> LIMB_BITS[i];
         l[i] &= (1u64 << LIMB_BITS[i]) - 1;
@@ -458,83 +461,7 @@ fn tight(mut l: [u64; 10]) -> [u64; 10] {
     l
 }
 
-// SAFETY (every `unsafe` below): the callee needs AVX2, and `Fe4` code runs only on
-// AVX2 CPUs (module note).
-impl LaneField for Fe4 {
-    const LANES: usize = LANES;
-    type Limbs = [u64; 10];
-
-    #[inline(always)]
-    fn zero() -> Self {
-        unsafe { fe_constant(0) }
-    }
-
-    #[inline(always)]
-    fn one() -> Self {
-        unsafe { fe_constant(1) }
-    }
-
-    fn splat_bytes(bytes: &[u8; 32]) -> Self {
-        Fe4::from_bytes(&[*bytes; LANES])
-    }
-
-    fn from_bytes(lanes: &[[u8; 32]]) -> Self {
-        let limbs: [[u64; 10]; LANES] = core::array::from_fn(|lane| {
-            core::array::from_fn(|i| bits(&lanes[lane], LIMB_OFFSET[i], LIMB_BITS[i]))
-        });
-        unsafe { from_limb_lanes(&limbs) }
-    }
-
-    fn to_bytes(&self, out: &mut [[u8; 32]]) {
-        for (lane, limbs) in unsafe { to_limb_lanes(self) }.into_iter().enumerate() {
-            out[lane] = canonical_bytes(limbs.into_iter().zip(LIMB_OFFSET));
-        }
-    }
-
-    #[inline(always)]
-    fn add(&self, rhs: &Self) -> Self {
-        unsafe { fe_add(self, rhs) }
-    }
-
-    #[inline(always)]
-    fn sub(&self, rhs: &Self) -> Self {
-        unsafe { fe_sub(self, rhs) }
-    }
-
-    #[inline(always)]
-    fn neg(&self) -> Self {
-        unsafe { fe_sub(&fe_constant(0), self) }
-    }
-
-    #[inline(always)]
-    fn mul(&self, rhs: &Self) -> Self {
-        unsafe { fe_mul(self, rhs) }
-    }
-
-    #[inline(always)]
-    fn square(&self) -> Self {
-        unsafe { fe_square(self) }
-    }
-
-    #[inline(always)]
-    fn pow2k(&self, k: u32) -> Self {
-        unsafe { fe_pow2k(self, k) }
-    }
-
-    #[inline(always)]
-    fn select(mask: u8, a: &Self, b: &Self) -> Self {
-        unsafe { fe_select(mask, a, b) }
-    }
-
-    fn lane_limbs(&self, lane: usize) -> [u64; 10] {
-        tight(unsafe { to_limb_lanes(self) }[lane])
-    }
-
-    #[inline(always)]
-    fn from_lane_limbs(rows: &[&[u64; 10]]) -> Self {
-        unsafe { fe_from_rows(rows) }
-    }
-}
+super::lane_field_shims!(Fe4, [u64; 10]);
 
 #[cfg(test)]
 mod tests {

@@ -29,13 +29,12 @@
 //! point, which runs after `is_x86_feature_detected!` confirmed AVX-512F and AVX-512
 //! IFMA. So the intrinsics below only execute on CPUs that have them.
 
-use super::{bits, canonical_bytes, LaneField};
 use core::arch::x86_64::*;
 
 const LANES: usize = 8;
-const LIMB_BITS: u32 = 51;
+const LIMB_BITS: [u32; 5] = [51; 5];
 const LIMB_OFFSET: [usize; 5] = [0, 51, 102, 153, 204];
-const MASK51: u64 = (1 << LIMB_BITS) - 1;
+const MASK51: u64 = (1 << 51) - 1;
 /// 2p in radix 2^51: limb 0 = 2·(2^51 − 19), the others 2·(2^51 − 1).
 const TWO_P: [u64; 5] = [
     2 * (MASK51 - 18),
@@ -51,15 +50,15 @@ pub(crate) struct Fe8([__m512i; 5]);
 // As in the AVX2 field: every function executing AVX-512 instructions carries the
 // `#[target_feature]` itself, and the `LaneField` methods are `#[inline(always)]` shims.
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[target_feature(enable = "avx512f")]
 #[inline]
-fn splat(x: u64) -> __m512i {
+pub(crate) fn splat(x: u64) -> __m512i {
     _mm512_set1_epi64(x as i64)
 }
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[target_feature(enable = "avx512f")]
 #[inline]
-fn add64(a: __m512i, b: __m512i) -> __m512i {
+pub(crate) fn add64(a: __m512i, b: __m512i) -> __m512i {
     _mm512_add_epi64(a, b)
 }
 
@@ -214,13 +213,18 @@ fn fe_pow2k(f: &Fe8, k: u32) -> Fe8 {
     x
 }
 
+/// Lane i from `a` where bit i of `mask` is set, else from `b`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) fn blend(mask: u8, a: __m512i, b: __m512i) -> __m512i {
+    // The blend takes its second operand where the mask bit is set.
+    _mm512_mask_blend_epi64(mask, b, a)
+}
+
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
 fn fe_select(mask: u8, a: &Fe8, b: &Fe8) -> Fe8 {
-    // The blend takes its second operand where the mask bit is set.
-    Fe8(core::array::from_fn(|i| {
-        _mm512_mask_blend_epi64(mask, b.0[i], a.0[i])
-    }))
+    Fe8(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]
@@ -264,92 +268,20 @@ fn fe_from_rows(rows: &[&[u64; 5]]) -> Fe8 {
     }))
 }
 
-// SAFETY (every `unsafe` below): the callee needs AVX-512F and IFMA, and `Fe8` code runs
-// only on CPUs that have them (module note).
-impl LaneField for Fe8 {
-    const LANES: usize = LANES;
-    type Limbs = [u64; 5];
-
-    #[inline(always)]
-    fn zero() -> Self {
-        unsafe { fe_constant(0) }
-    }
-
-    #[inline(always)]
-    fn one() -> Self {
-        unsafe { fe_constant(1) }
-    }
-
-    fn splat_bytes(bytes: &[u8; 32]) -> Self {
-        Fe8::from_bytes(&[*bytes; LANES])
-    }
-
-    fn from_bytes(lanes: &[[u8; 32]]) -> Self {
-        let limbs: [[u64; 5]; LANES] = core::array::from_fn(|lane| {
-            core::array::from_fn(|i| bits(&lanes[lane], LIMB_OFFSET[i], LIMB_BITS))
-        });
-        unsafe { from_limb_lanes(&limbs) }
-    }
-
-    fn to_bytes(&self, out: &mut [[u8; 32]]) {
-        for (lane, limbs) in unsafe { to_limb_lanes(self) }.into_iter().enumerate() {
-            out[lane] = canonical_bytes(limbs.into_iter().zip(LIMB_OFFSET));
-        }
-    }
-
-    #[inline(always)]
-    fn add(&self, rhs: &Self) -> Self {
-        unsafe { fe_add(self, rhs) }
-    }
-
-    #[inline(always)]
-    fn sub(&self, rhs: &Self) -> Self {
-        unsafe { fe_sub(self, rhs) }
-    }
-
-    #[inline(always)]
-    fn neg(&self) -> Self {
-        unsafe { fe_sub(&fe_constant(0), self) }
-    }
-
-    #[inline(always)]
-    fn mul(&self, rhs: &Self) -> Self {
-        unsafe { fe_mul(self, rhs) }
-    }
-
-    #[inline(always)]
-    fn square(&self) -> Self {
-        unsafe { fe_square(self) }
-    }
-
-    #[inline(always)]
-    fn pow2k(&self, k: u32) -> Self {
-        unsafe { fe_pow2k(self, k) }
-    }
-
-    #[inline(always)]
-    fn select(mask: u8, a: &Self, b: &Self) -> Self {
-        unsafe { fe_select(mask, a, b) }
-    }
-
-    /// Carried limbs are valid operands as they stand (module note), so they are stored
-    /// without another pass.
-    fn lane_limbs(&self, lane: usize) -> [u64; 5] {
-        let lanes = unsafe { to_limb_lanes(self) };
-        lanes[lane]
-    }
-
-    #[inline(always)]
-    fn from_lane_limbs(rows: &[&[u64; 5]]) -> Self {
-        unsafe { fe_from_rows(rows) }
-    }
+/// Carried limbs are valid operands as they stand (module note), so they are stored
+/// without another pass.
+fn stored_limbs(limbs: [u64; 5]) -> [u64; 5] {
+    limbs
 }
+
+super::lane_field_shims!(Fe8, [u64; 5]);
 
 #[cfg(test)]
 mod tests {
     use super::super::tests::{
         arithmetic_matches_big_integers, check, masks_read_canonical_values, p,
     };
+    use super::super::LaneField;
     use super::*;
     use num_bigint::BigUint;
 

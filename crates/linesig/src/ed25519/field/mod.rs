@@ -2,11 +2,6 @@
 //! to signature i. Each backend implements [`LaneField`]; the curve model, the scalar
 //! multiplication and the verification protocol above it are written once, generically.
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ifma;
-
 /// The most lanes any backend has (8 for AVX-512); sizes the per-lane byte arrays.
 pub(crate) const MAX_LANES: usize = 8;
 
@@ -63,6 +58,90 @@ pub(crate) trait LaneField: Copy {
         lane_mask::<Self>(|i| bytes[i][0] & 1 == 1)
     }
 }
+
+/// `impl LaneField` for a backend's element type, as `#[inline(always)]` shims over the
+/// module's `#[target_feature]` functions (`fe_constant`, `fe_add`, `fe_sub`, `fe_mul`,
+/// `fe_square`, `fe_pow2k`, `fe_select`, `fe_from_rows`, `from_limb_lanes`,
+/// `to_limb_lanes`, `stored_limbs`) and constants (`LANES`, `LIMB_OFFSET`, `LIMB_BITS`):
+/// LLVM inlines an intrinsic only into a caller that has its features, and does not
+/// reliably revisit calls hoisted into one by `#[inline(always)]`, so the features sit on
+/// those functions and the trait methods only forward.
+macro_rules! lane_field_shims {
+    ($fe:ident, $limbs:ty) => {
+        // SAFETY (every `unsafe` here): the callees need the module's target features,
+        // and its values exist only on CPUs that have them (module note).
+        impl super::LaneField for $fe {
+            const LANES: usize = LANES;
+            type Limbs = $limbs;
+
+            #[inline(always)]
+            fn zero() -> Self {
+                unsafe { fe_constant(0) }
+            }
+            #[inline(always)]
+            fn one() -> Self {
+                unsafe { fe_constant(1) }
+            }
+            fn splat_bytes(bytes: &[u8; 32]) -> Self {
+                $fe::from_bytes(&[*bytes; LANES])
+            }
+            fn from_bytes(lanes: &[[u8; 32]]) -> Self {
+                let limbs: [$limbs; LANES] = core::array::from_fn(|lane| {
+                    core::array::from_fn(|i| {
+                        super::bits(&lanes[lane], LIMB_OFFSET[i], LIMB_BITS[i])
+                    })
+                });
+                unsafe { from_limb_lanes(&limbs) }
+            }
+            fn to_bytes(&self, out: &mut [[u8; 32]]) {
+                for (lane, limbs) in unsafe { to_limb_lanes(self) }.into_iter().enumerate() {
+                    out[lane] = super::canonical_bytes(limbs.into_iter().zip(LIMB_OFFSET));
+                }
+            }
+            #[inline(always)]
+            fn add(&self, rhs: &Self) -> Self {
+                unsafe { fe_add(self, rhs) }
+            }
+            #[inline(always)]
+            fn sub(&self, rhs: &Self) -> Self {
+                unsafe { fe_sub(self, rhs) }
+            }
+            #[inline(always)]
+            fn neg(&self) -> Self {
+                unsafe { fe_sub(&fe_constant(0), self) }
+            }
+            #[inline(always)]
+            fn mul(&self, rhs: &Self) -> Self {
+                unsafe { fe_mul(self, rhs) }
+            }
+            #[inline(always)]
+            fn square(&self) -> Self {
+                unsafe { fe_square(self) }
+            }
+            #[inline(always)]
+            fn pow2k(&self, k: u32) -> Self {
+                unsafe { fe_pow2k(self, k) }
+            }
+            #[inline(always)]
+            fn select(mask: u8, a: &Self, b: &Self) -> Self {
+                unsafe { fe_select(mask, a, b) }
+            }
+            fn lane_limbs(&self, lane: usize) -> $limbs {
+                stored_limbs(unsafe { to_limb_lanes(self) }[lane])
+            }
+            #[inline(always)]
+            fn from_lane_limbs(rows: &[&$limbs]) -> Self {
+                unsafe { fe_from_rows(rows) }
+            }
+        }
+    };
+}
+pub(crate) use lane_field_shims;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ifma;
 
 /// The bitmask of lanes `0..F::LANES` for which `pred` holds.
 pub(crate) fn lane_mask<F: LaneField>(pred: impl Fn(usize) -> bool) -> u8 {

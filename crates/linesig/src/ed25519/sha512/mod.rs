@@ -7,11 +7,6 @@
 //! its state (masked) while the others go on, and the caller groups messages by block
 //! count so few lanes idle.
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod avx512;
-
 /// One 64-bit word per lane. As with the field, every method is an `#[inline(always)]`
 /// shim over a `#[target_feature]` function, only reached on CPUs with the features.
 pub(crate) trait LaneWords: Copy {
@@ -31,6 +26,66 @@ pub(crate) trait LaneWords: Copy {
     /// Lane i from `a` where bit i of `mask` is set, else from `b`.
     fn select(mask: u8, a: Self, b: Self) -> Self;
 }
+
+/// `impl LaneWords` for a backend's word type, as `#[inline(always)]` shims over the
+/// module's `#[target_feature]` functions of the same names (`splat`, `load`, `store`,
+/// `add`, `xor`, `and`, `andnot`, `rotr`, `shr`, `select`): LLVM inlines an intrinsic
+/// only into a caller that has its features, so the features sit on those functions.
+macro_rules! lane_words_shims {
+    ($words:ident, $lanes:expr) => {
+        // SAFETY (every `unsafe` here): the module's values exist only on CPUs with its
+        // features (module note).
+        impl super::LaneWords for $words {
+            const LANES: usize = $lanes;
+            #[inline(always)]
+            fn splat(x: u64) -> Self {
+                $words(unsafe { splat(x) })
+            }
+            #[inline(always)]
+            fn from_lanes(words: &[u64]) -> Self {
+                $words(unsafe { load(words) })
+            }
+            #[inline(always)]
+            fn to_lanes(&self, out: &mut [u64]) {
+                unsafe { store(self.0, out) }
+            }
+            #[inline(always)]
+            fn add(self, rhs: Self) -> Self {
+                $words(unsafe { add(self.0, rhs.0) })
+            }
+            #[inline(always)]
+            fn xor(self, rhs: Self) -> Self {
+                $words(unsafe { xor(self.0, rhs.0) })
+            }
+            #[inline(always)]
+            fn and(self, rhs: Self) -> Self {
+                $words(unsafe { and(self.0, rhs.0) })
+            }
+            #[inline(always)]
+            fn andnot(self, rhs: Self) -> Self {
+                $words(unsafe { andnot(self.0, rhs.0) })
+            }
+            #[inline(always)]
+            fn rotr(self, n: u32) -> Self {
+                $words(unsafe { rotr(self.0, n) })
+            }
+            #[inline(always)]
+            fn shr(self, n: u32) -> Self {
+                $words(unsafe { shr(self.0, n) })
+            }
+            #[inline(always)]
+            fn select(mask: u8, a: Self, b: Self) -> Self {
+                $words(unsafe { select(mask, a.0, b.0) })
+            }
+        }
+    };
+}
+pub(crate) use lane_words_shims;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
 
 /// The most lanes any backend has.
 const MAX_LANES: usize = 8;
