@@ -35,6 +35,15 @@ impl Backend {
         }
     }
 
+    /// Signatures verified at once, one per vector lane (1 for the reference path).
+    pub fn lanes(self) -> usize {
+        match self {
+            Backend::Ifma => 8,
+            Backend::Avx2 => 4,
+            Backend::Reference => 1,
+        }
+    }
+
     /// Whether this CPU can run the backend.
     pub fn is_supported(self) -> bool {
         match self {

@@ -409,6 +409,13 @@ mod op_profile {
         }
     }
 
+    #[test]
+    fn backend_lane_counts_are_the_fields() {
+        use crate::ed25519::Backend;
+        assert_eq!(Backend::Avx2.lanes(), Fe4::LANES);
+        assert_eq!(Backend::Ifma.lanes(), super::super::field::ifma::Fe8::LANES);
+    }
+
     /// Per signature, distinct keys (so every key is decoded and tabulated): Strict
     /// encodes the result (one inversion), the cofactored policies decode R (one
     /// square root) and test small order instead.
