@@ -1,13 +1,15 @@
-//! Lane-parallel Ed25519 verification, written once over any [`LaneField`] and
-//! instantiated per backend inside a `#[target_feature]` function, so that every
+//! Lane-parallel Ed25519 verification, written once over any [`LaneField`] (and the
+//! matching multi-buffer hash, [`LaneWords`]) and instantiated per backend inside a
+//! `#[target_feature]` function, so that every
 //! `#[inline(always)]` layer below compiles with that backend's instructions.
 //!
 //! Per work unit:
 //! 1. Distinct keys are decoded in lanes (square root, small-order check) and each gets
 //!    a table of its multiples 0..8 of −A, so a key signing many messages is decoded
 //!    and tabulated once.
-//! 2. Signatures pass the shared byte-level checks (S < L, R's encoding rules), then run
-//!    `LANES` at a time: [S]B + [k](−A) by Horner over 64 signed radix-16 windows of k
+//! 2. Signatures pass the shared byte-level checks (S < L, R's encoding rules), their
+//!    k = SHA-512(R ‖ A ‖ M) mod L are hashed `LANES` at a time, then they run `LANES`
+//!    at a time: [S]B + [k](−A) by Horner over 64 signed radix-16 windows of k
 //!    (four doublings and one addition from the key's table per window) with S in 32
 //!    signed radix-256 digits added every other window from a static table of 0..128·B
 //!    (so B costs 32 additions and no doublings of its own; the same schedule in every lane),
