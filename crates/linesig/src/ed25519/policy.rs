@@ -10,12 +10,12 @@ pub enum Policy {
     /// Solana mainnet today: `solana-ed25519` 0.2.x `verify_dalek`, identical in
     /// acceptance to ed25519-dalek `verify_strict`. S < L; A may be non-canonical but
     /// not of small order; R not of small order and equal, as bytes, to the encoding of
-    /// [S]B − [k]A (so a non-canonical R fails). Cofactorless.
+    /// \[S\]B − \[k\]A (so a non-canonical R fails). Cofactorless.
     #[default]
     Strict,
     /// ZIP-215 (Zcash, Cosmos/CometBFT; ed25519-zebra, ed25519-consensus). S < L; any
     /// encoding of A and R that decodes, canonical or not, small order allowed;
-    /// cofactored equation [8]([S]B − R − [k]A) = O.
+    /// cofactored equation \[8\](\[S\]B − R − \[k\]A) = O.
     Zip215,
     /// Solana SIMD-0376 with its amendment: the cofactored equation of ZIP-215, but A
     /// and R must be canonical encodings of points not of small order, and S < L.

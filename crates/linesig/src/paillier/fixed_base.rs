@@ -32,7 +32,7 @@ pub const DEFAULT_WINDOW: u32 = 8;
 
 impl FixedBaseTable {
     /// Precompute powers of `base` mod `modulus` (> 1) for exponents of up to
-    /// `exponent_bits` bits, `window` bits per digit (1..=16; 0 picks [`DEFAULT_WINDOW`]).
+    /// `exponent_bits` bits, `window` bits per digit (1..=16; 0 picks the default, 8).
     pub fn new(base: &Integer, modulus: &Integer, exponent_bits: u32, window: u32) -> Self {
         let window = if window == 0 {
             DEFAULT_WINDOW
