@@ -45,16 +45,18 @@ struct Job {
     k: [u8; 32],
 }
 
-/// Multiples 0..M−1 of `p` in every lane, in cached form.
+/// Multiples 0..count−1 (count ≥ 2) of `p` in every lane, in cached form. On the heap:
+/// the base-point table's 129 multiples of eight lanes would take ~165 KB of stack, too
+/// much for the threads of some hosts (musl, embedded runtimes) that call the engine.
 #[inline(always)]
-fn multiples<F: LaneField, const M: usize>(c: &Constants<F>, p: &Extended<F>) -> [Cached<F>; M] {
+fn multiples<F: LaneField>(c: &Constants<F>, p: &Extended<F>, count: usize) -> Vec<Cached<F>> {
     let p_cached = p.to_cached(c);
-    let mut out = [Cached::identity(); M];
-    out[1] = p_cached;
+    let mut out = Vec::with_capacity(count);
+    out.extend([Cached::identity(), p_cached]);
     let mut acc = *p;
-    for m in out.iter_mut().skip(2) {
+    while out.len() < count {
         acc = acc.add(&p_cached).to_extended();
-        *m = acc.to_cached(c);
+        out.push(acc.to_cached(c));
     }
     out
 }
@@ -67,7 +69,7 @@ fn build_tables<F: LaneField>(
     keep: u8,
     out: &mut Vec<Table<F>>,
 ) {
-    let m = multiples::<F, 9>(c, p);
+    let m = multiples(c, p, 9);
     for lane in (0..F::LANES).filter(|l| keep >> l & 1 == 1) {
         out.push(core::array::from_fn(|j| m[j].lane(lane)));
     }
@@ -81,8 +83,10 @@ fn basepoint_table<F: LaneField>(c: &Constants<F>) -> Box<BaseTable<F>> {
         c,
         &[ED25519_BASEPOINT_COMPRESSED.to_bytes(); MAX_LANES][..F::LANES],
     );
-    let m = multiples::<F, 129>(c, &b);
-    Box::new(core::array::from_fn(|j| m[j].lane(0)))
+    let rows: Vec<CachedLimbs<F>> = multiples(c, &b, 129).iter().map(|m| m.lane(0)).collect();
+    rows.into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("129 multiples"))
 }
 
 /// Verify a work unit's well-formed entries into `out` (indexed by `entry.slot`).
