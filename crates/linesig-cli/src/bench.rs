@@ -240,42 +240,36 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
 
     // Rounds interleave linesig and the yardsticks, so a machine whose speed drifts
     // (shared hosts, turbo) shifts both sides of every ratio alike.
-    let mut timings = vec![Vec::new(); engines.len()];
-    let mut mismatches = vec![0; engines.len()];
-    let mut yardstick_timings = vec![Vec::new(); chosen.len()];
-    let mut yardstick_agrees = vec![true; chosen.len()];
+    // Per engine: its timings and the most mismatches of any round; per yardstick: its
+    // timings and whether every round answered as expected.
+    let mut runs: Vec<(Engine, Vec<Timing>, usize)> =
+        engines.into_iter().map(|e| (e, Vec::new(), 0)).collect();
+    let mut yardstick_rounds: Vec<(Vec<Timing>, bool)> = vec![(Vec::new(), true); chosen.len()];
     for round in 0..args.repeat {
         let label = format!("{}/{}", round + 1, args.repeat);
-        for (e, engine) in engines.iter().enumerate() {
+        for (engine, timings, mismatches) in &mut runs {
             let progress =
                 Progress::new(&format!("verify {label}"), Some(items.len() as u64), show);
             let (verdicts, timing) =
                 time(|| engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64)));
             progress.finish();
-            mismatches[e] = mismatches[e].max(count_mismatches(&verdicts, &workload.expect_valid));
-            timings[e].push(timing);
+            *mismatches = (*mismatches).max(count_mismatches(&verdicts, &workload.expect_valid));
+            timings.push(timing);
         }
-        for (k, y) in chosen.iter().enumerate() {
-            let (timing, agrees) = yardstick_round(y, &items, &workload.expect_valid, &label, show);
-            yardstick_timings[k].push(timing);
-            yardstick_agrees[k] &= agrees;
+        for (y, (timings, agrees)) in chosen.iter().zip(&mut yardstick_rounds) {
+            let (timing, ok) = yardstick_round(y, &items, &workload.expect_valid, &label, show);
+            timings.push(timing);
+            *agrees &= ok;
         }
     }
-    let runs: Vec<(Engine, Vec<Timing>, usize)> = engines
-        .into_iter()
-        .zip(timings)
-        .zip(mismatches)
-        .map(|((e, t), m)| (e, t, m))
-        .collect();
     let measured: Vec<(&Yardstick, YardstickRun)> = chosen
         .iter()
-        .zip(yardstick_timings)
-        .zip(yardstick_agrees)
-        .map(|((y, t), agrees)| {
+        .zip(yardstick_rounds)
+        .map(|(y, (timings, agrees))| {
             (
                 y,
                 YardstickRun {
-                    timing: median(t),
+                    timing: median(timings),
                     agrees,
                 },
             )
