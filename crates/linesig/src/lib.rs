@@ -31,7 +31,9 @@ mod verdict;
 pub mod wire;
 
 pub use ed25519::{Backend, Policy};
-pub use engine::{available_cores, Engine, EngineBuilder, Error, DEFAULT_BATCH_SIZE};
+pub use engine::{
+    available_cores, Engine, EngineBuilder, Error, KeyCacheStats, DEFAULT_BATCH_SIZE,
+};
 pub use item::{Item, ItemBatch, ItemSource, ItemSpans, Span};
 pub use verdict::{Reject, Verdict};
 

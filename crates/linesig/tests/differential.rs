@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{backends, oracles};
+use common::{assert_key_cache_changes_nothing, backends, oracles};
 use curve25519_dalek::constants::{ED25519_BASEPOINT_POINT as B, EIGHT_TORSION};
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
@@ -311,6 +311,26 @@ fn every_policy_agrees_with_its_oracles() {
         strict_mixed > 0 && strict_mixed < r,
         "Strict accepts mixed-order A only when k·T = O: {strict_mixed}/{r}"
     );
+}
+
+/// The hot-key cache changes no verdict and no reason on any family, on any backend.
+#[test]
+fn the_key_cache_changes_no_verdict() {
+    let cases = generate(0x686f74, rounds() / 3);
+    let items: Vec<Item<'_>> = cases.iter().map(Owned::item).collect();
+    for backend in backends() {
+        for policy in Policy::ALL {
+            let expected: Vec<Verdict> = items.iter().map(|i| ed25519::verify(policy, i)).collect();
+            assert_key_cache_changes_nothing(&items, policy, backend, &expected, &|i| {
+                format!(
+                    "'{}' case: pk {} sig {}",
+                    cases[i].family,
+                    hex::encode(&cases[i].public_key),
+                    hex::encode(&cases[i].signature)
+                )
+            });
+        }
+    }
 }
 
 /// Reasons are diagnostics, but they are the only way to observe some rules: no one can

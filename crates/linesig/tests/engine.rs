@@ -204,3 +204,47 @@ fn ed25519_rejects_a_context_rather_than_ignoring_it() {
         );
     }
 }
+
+/// The hot-key cache: hot keys earn tables and hit; a stream of fresh keys earns none
+/// and stays within the bound; a bound too small for one table is a typed error.
+#[test]
+fn key_cache_admits_hot_keys_only() {
+    let mut rng = ChaCha20Rng::seed_from_u64(44);
+    let hot: Vec<SigningKey> = (0..4).map(|_| SigningKey::generate(&mut rng)).collect();
+    let owned: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = (0..600)
+        .map(|i| {
+            // Every other signature by a hot key, the rest by fresh keys.
+            let key = if i % 2 == 0 {
+                hot[i / 2 % 4].clone()
+            } else {
+                SigningKey::generate(&mut rng)
+            };
+            let msg = (i as u32).to_le_bytes().to_vec();
+            let sig = key.sign(&msg).to_bytes().to_vec();
+            (key.verifying_key().to_bytes().to_vec(), msg, sig)
+        })
+        .collect();
+    let items = as_items(&owned);
+    for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+        let engine = Engine::builder()
+            .backend(backend)
+            .workers(2)
+            .batch_size(100)
+            .key_cache(8 << 20)
+            .build()
+            .unwrap();
+        for _ in 0..3 {
+            assert!(engine.verify(&items).iter().all(|v| v.is_valid()));
+        }
+        let s = engine.key_cache_stats().unwrap();
+        assert_eq!((s.entries, s.admissions, s.evictions), (4, 4, 0), "{backend}: {s:?}");
+        assert!(s.hit_rate() > 0.4, "{backend}: {s:?}");
+        assert!(s.used_bytes <= s.capacity_bytes, "{backend}: {s:?}");
+    }
+    let off = Engine::builder().build().unwrap();
+    assert!(off.key_cache_stats().is_none());
+    assert!(matches!(
+        Engine::builder().key_cache(50_000).build(),
+        Err(Error::KeyCacheTooSmall { bytes: 50_000, .. })
+    ));
+}

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{all_sets, backends, oracles, Case};
+use common::{all_sets, assert_key_cache_changes_nothing, backends, oracles, Case};
 use linesig::{ed25519, Backend, Engine, Item, Policy, Scheme};
 
 /// Acceptance totals per set: (Strict, Zip215, Zip215Strict), from the vectors README.
@@ -98,6 +98,23 @@ fn every_vector_set_under_every_policy() {
                 (strict, zip215, zip215_strict),
                 "{name} on {backend}: accepted (strict, zip215, zip215-strict)"
             );
+        }
+    }
+}
+
+/// With the hot-key cache on, every case of every set keeps its verdict and reason
+/// under every policy on every backend, including the keys a policy rejects (small
+/// order, non-canonical), which are never tabulated and stay rejected.
+#[test]
+fn the_key_cache_changes_no_verdict() {
+    let cases: Vec<Case> = all_sets().into_iter().flat_map(|(_, c)| c).collect();
+    let items: Vec<Item<'_>> = cases.iter().map(Case::item).collect();
+    for backend in backends() {
+        for policy in Policy::ALL {
+            let expected: Vec<_> = items.iter().map(|i| ed25519::verify(policy, i)).collect();
+            assert_key_cache_changes_nothing(&items, policy, backend, &expected, &|i| {
+                format!("{} {}", cases[i].set, cases[i].id)
+            });
         }
     }
 }

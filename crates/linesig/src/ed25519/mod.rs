@@ -2,8 +2,9 @@
 //! that use it (DESIGN.md §3).
 //!
 //! Layering follows curve25519-dalek: the policies and the byte-level encoding rules live
-//! here once ([`Policy`], `encoding`); each backend only does arithmetic. Today the one
-//! backend is `reference`, on curve25519-dalek.
+//! here once ([`Policy`], `encoding`); each backend only does arithmetic: `reference` on
+//! curve25519-dalek, and the lane-parallel `avx2` and `ifma` (module `lanes`), whose
+//! generic code also serves hot keys on fixed-base tables for every backend.
 //!
 //! k = SHA-512(R ‖ A ‖ M) mod L, over the bytes exactly as received.
 
@@ -18,6 +19,8 @@ mod sha512;
 pub use backend::{Backend, UnknownBackend, BACKEND_ENV};
 pub use policy::{Policy, UnknownPolicy};
 
+use crate::engine::grouping::key_groups;
+use crate::engine::key_cache::KeyCache;
 use crate::item::{Item, ItemSource};
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::scalar::Scalar;
@@ -36,6 +39,7 @@ pub fn verify(policy: Policy, item: &Item<'_>) -> Verdict {
         policy,
         Backend::Reference,
         usize::MAX,
+        None,
         std::slice::from_ref(item),
         0,
         &mut out,
@@ -52,12 +56,14 @@ pub(crate) struct UnitEntry<'a> {
 }
 
 /// Verify items `start..start + out.len()` of `items` into `out`: lengths first, then
-/// items grouped by public key so each distinct key is decoded once. A lane backend
-/// fills at most `lanes_in_use` lanes per vector (`usize::MAX`: all).
+/// items grouped by public key so each distinct key is decoded once; with a key cache,
+/// the groups of hot keys on their fixed-base tables. A lane backend fills at most
+/// `lanes_in_use` lanes per vector (`usize::MAX`: all).
 pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     policy: Policy,
     backend: Backend,
     lanes_in_use: usize,
+    key_cache: Option<&KeyCache>,
     items: &S,
     start: usize,
     out: &mut [Verdict],
@@ -80,15 +86,39 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
             _ => *verdict = Verdict::Invalid(Reject::BadLength),
         }
     }
+    let mut groups = key_groups(&mut entries, |e| e.public_key);
+    let lanes = lanes_in_use;
+    if let Some(cache) = key_cache {
+        groups = match backend {
+            Backend::Reference => lanes::portable::verify_hot(rules, cache, &entries, groups, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => lanes::avx2::verify_hot(rules, lanes, cache, &entries, groups, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Ifma => lanes::ifma::verify_hot(rules, lanes, cache, &entries, groups, out),
+            #[cfg(not(target_arch = "x86_64"))]
+            Backend::Avx2 | Backend::Ifma => groups,
+        };
+    }
     match backend {
-        Backend::Reference => reference::verify_entries(rules, &mut entries, out),
+        Backend::Reference => reference::verify_groups(rules, &entries, &groups, out),
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 => lanes::avx2::verify_unit(rules, lanes_in_use, &mut entries, out),
+        Backend::Avx2 => lanes::avx2::verify_groups(rules, lanes, &entries, &groups, out),
         #[cfg(target_arch = "x86_64")]
-        Backend::Ifma => lanes::ifma::verify_unit(rules, lanes_in_use, &mut entries, out),
+        Backend::Ifma => lanes::ifma::verify_groups(rules, lanes, &entries, &groups, out),
         // The engine never selects a backend the target lacks (`Backend::is_supported`).
         #[cfg(not(target_arch = "x86_64"))]
-        Backend::Avx2 | Backend::Ifma => reference::verify_entries(rules, &mut entries, out),
+        Backend::Avx2 | Backend::Ifma => reference::verify_groups(rules, &entries, &groups, out),
+    }
+}
+
+/// Bytes of one hot key's fixed-base table on `backend`: what the key cache charges.
+pub(crate) fn key_table_bytes(backend: Backend) -> usize {
+    match backend {
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2 => lanes::avx2::key_table_bytes(),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Ifma => lanes::ifma::key_table_bytes(),
+        _ => lanes::portable::key_table_bytes(),
     }
 }
 

@@ -1,13 +1,15 @@
 //! The portable backend: one signature at a time on curve25519-dalek's primitives (whose
 //! double-base scalar multiplication dispatches to its own AVX2 code at run time). It is
-//! also the oracle every lane backend is differential-tested against.
+//! also the oracle every lane backend is differential-tested against. Hot keys (with the
+//! key cache on) take the fixed-base path of the generic lane code on its portable,
+//! one-lane field instead.
 
 use super::policy::Rules;
 use super::{challenge, precheck_key, precheck_signature, UnitEntry};
-use crate::engine::grouping::key_groups;
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::traits::IsIdentity;
+use std::ops::Range;
 
 /// A public key decoded once per work unit and reused for every signature under it.
 struct DecodedKey {
@@ -16,11 +18,16 @@ struct DecodedKey {
     minus_a: EdwardsPoint,
 }
 
-/// Verify a work unit's well-formed entries into `out` (indexed by `entry.slot`),
-/// decoding each distinct key once.
-pub(crate) fn verify_entries(rules: Rules, entries: &mut [UnitEntry<'_>], out: &mut [Verdict]) {
-    for range in key_groups(entries, |e| e.public_key) {
-        let group = &entries[range];
+/// Verify a work unit's well-formed entries, sorted into `groups` of one key each, into
+/// `out` (indexed by `entry.slot`), decoding each distinct key once.
+pub(crate) fn verify_groups(
+    rules: Rules,
+    entries: &[UnitEntry<'_>],
+    groups: &[Range<usize>],
+    out: &mut [Verdict],
+) {
+    for range in groups {
+        let group = &entries[range.clone()];
         match decode_key(rules, group[0].public_key) {
             Err(reason) => {
                 for entry in group {

@@ -397,3 +397,43 @@ pub fn backends() -> Vec<Backend> {
     assert!(all.contains(&Backend::Reference));
     all
 }
+
+/// Verify `items` five times on one engine with the hot-key cache on (keys admitted
+/// after a few signatures, so later passes run cached keys on fixed-base tables) and
+/// assert every pass gives exactly `expected` (verdict and reason), and that the cache
+/// was used. `what(i)` describes item i for failure messages.
+#[allow(dead_code)]
+pub fn assert_key_cache_changes_nothing(
+    items: &[Item<'_>],
+    policy: Policy,
+    backend: Backend,
+    expected: &[linesig::Verdict],
+    what: &dyn Fn(usize) -> String,
+) {
+    let engine = linesig::Engine::builder()
+        .scheme(linesig::Scheme::Ed25519(policy))
+        .backend(backend)
+        .workers(2)
+        .batch_size(64)
+        .key_cache(64 << 20)
+        .build()
+        .unwrap();
+    for pass in 0..5 {
+        let verdicts = engine.verify(items);
+        assert_eq!(verdicts.len(), expected.len());
+        for (i, (got, want)) in verdicts.iter().zip(expected).enumerate() {
+            assert_eq!(
+                got,
+                want,
+                "key cache on, pass {pass}, {backend}, {policy}: {}",
+                what(i)
+            );
+        }
+    }
+    let stats = engine.key_cache_stats().expect("the cache is on");
+    assert!(
+        stats.hit_signatures > 0 && stats.admissions > 0,
+        "{backend} {policy}: {stats:?}"
+    );
+    assert!(stats.used_bytes <= stats.capacity_bytes, "{stats:?}");
+}

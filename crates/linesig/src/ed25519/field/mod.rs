@@ -12,7 +12,7 @@ pub(crate) const MAX_LANES: usize = 8;
 pub(crate) trait LaneField: Copy {
     const LANES: usize;
     /// One lane's element, fully carried (each limb within its radix), for tables.
-    type Limbs: Copy;
+    type Limbs: Copy + Send + Sync + 'static;
 
     fn zero() -> Self;
     fn one() -> Self;
@@ -142,6 +142,7 @@ pub(crate) use lane_field_shims;
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ifma;
+pub(crate) mod portable;
 
 /// The bitmask of lanes `0..F::LANES` for which `pred` holds.
 pub(crate) fn lane_mask<F: LaneField>(pred: impl Fn(usize) -> bool) -> u8 {
@@ -346,7 +347,7 @@ pub(crate) mod tests {
         let lanes: [[u8; 32]; MAX_LANES] =
             core::array::from_fn(|i| [[0u8; 32], p_bytes, three, canon(&(p() - 1u8))][i % 4]);
         let x = F::from_bytes(&lanes[..F::LANES]);
-        let pattern = |bits: u8| (0..F::LANES / 4).fold(0u8, |m, k| m | bits << (4 * k));
+        let pattern = |bits: u8| super::lane_mask::<F>(|i| bits >> (i % 4) & 1 == 1);
         assert_eq!(x.zero_mask(), pattern(0b0011));
         assert_eq!(x.odd_mask(), pattern(0b0100));
     }

@@ -17,6 +17,7 @@
 //!    decode R and test [8]([S]B − [k]A − R) = O. A ragged tail fills its spare lanes
 //!    with copies of a real job and drops their results.
 
+mod fixed_base;
 mod point;
 mod scalar;
 
@@ -24,11 +25,12 @@ use super::field::{LaneField, MAX_LANES};
 use super::policy::Rules;
 use super::sha512::{self, LaneWords, Parts};
 use super::{precheck_key, precheck_signature, UnitEntry};
-use crate::engine::grouping::key_groups;
+use crate::engine::key_cache::KeyCache;
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use curve25519_dalek::Scalar;
-use point::{compress, decompress, Cached, CachedLimbs, Constants, Extended};
+use point::{compress, decompress, Addend, Cached, CachedLimbs, Constants, Extended};
+use std::ops::Range;
 
 /// Multiples 0..8 of one lane's point (entry 0 is the identity).
 type Table<F> = [CachedLimbs<F>; 9];
@@ -36,7 +38,7 @@ type Table<F> = [CachedLimbs<F>; 9];
 /// Multiples 0..128 of the base point: signed radix-256 digits of S index it.
 type BaseTable<F> = [CachedLimbs<F>; 129];
 
-/// One signature ready for the lanes.
+/// One signature ready for the lanes; `table` indexes its key's table in the unit.
 struct Job {
     slot: u32,
     table: u32,
@@ -89,32 +91,32 @@ fn basepoint_table<F: LaneField>(c: &Constants<F>) -> Box<BaseTable<F>> {
         .unwrap_or_else(|_| unreachable!("129 multiples"))
 }
 
-/// Verify a work unit's well-formed entries into `out` (indexed by `entry.slot`).
+/// Verify a work unit's well-formed entries, sorted into `groups` of one key each, into
+/// `out` (indexed by `entry.slot`).
 #[inline(always)]
 pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
     rules: Rules,
     lanes: usize,
     basepoint_table: &BaseTable<F>,
-    entries: &mut [UnitEntry<'_>],
+    entries: &[UnitEntry<'_>],
+    groups: &[Range<usize>],
     out: &mut [Verdict],
 ) {
     let c = Constants::<F>::new();
 
     // 1. Keys.
-    let groups = key_groups(entries, |e| e.public_key);
-    let mut key_state: Vec<Result<u32, Reject>> = vec![Err(Reject::BadPublicKey); groups.len()];
+    let mut with_table: Vec<(Range<usize>, u32)> = Vec::with_capacity(groups.len());
     let mut to_decode = Vec::with_capacity(groups.len());
-    for (g, range) in groups.iter().enumerate() {
+    for range in groups {
         match precheck_key(rules, entries[range.start].public_key) {
-            Err(reason) => key_state[g] = Err(reason),
-            Ok(()) => to_decode.push(g),
+            Err(reason) => reject_group(entries, range, reason, out),
+            Ok(()) => to_decode.push(range.clone()),
         }
     }
     let mut tables: Vec<Table<F>> = Vec::with_capacity(to_decode.len());
     for chunk in to_decode.chunks(F::LANES) {
-        let encodings: [[u8; 32]; MAX_LANES] = core::array::from_fn(|i| {
-            *entries[groups[chunk[i.min(chunk.len() - 1)]].start].public_key
-        });
+        let encodings: [[u8; 32]; MAX_LANES] =
+            core::array::from_fn(|i| *entries[chunk[i.min(chunk.len() - 1)].start].public_key);
         let (a, decoded) = decompress(&c, &encodings[..F::LANES]);
         let small = if rules.reject_small_order {
             a.small_order_mask()
@@ -123,41 +125,56 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
         };
         let live = ((1u16 << chunk.len()) - 1) as u8;
         let keep = live & decoded & !small;
-        let first = tables.len() as u32;
         build_tables(&c, &a.neg(), keep, &mut tables);
-        let mut next = first;
-        for (lane, &g) in chunk.iter().enumerate() {
-            key_state[g] = if decoded >> lane & 1 == 0 {
-                Err(Reject::BadPublicKey)
+        let mut next = tables.len() as u32 - keep.count_ones();
+        for (lane, range) in chunk.iter().enumerate() {
+            if decoded >> lane & 1 == 0 {
+                reject_group(entries, range, Reject::BadPublicKey, out);
             } else if small >> lane & 1 == 1 {
-                Err(Reject::SmallOrderKey)
+                reject_group(entries, range, Reject::SmallOrderKey, out);
             } else {
+                with_table.push((range.clone(), next));
                 next += 1;
-                Ok(next - 1)
-            };
+            }
         }
     }
 
-    // 2. Signatures: byte checks, then every k = SHA-512(R ‖ A ‖ M) mod L at once on the
-    // multi-buffer hash.
+    // 2. Signatures.
+    let jobs = prepare_jobs::<W>(rules, entries, &with_table, out);
+    // `lanes` < F::LANES leaves lanes idle (padded), for measuring scaling only.
+    for chunk in jobs.chunks(lanes.clamp(1, F::LANES)) {
+        verify_chunk(rules, &c, &tables, basepoint_table, chunk, out);
+    }
+}
+
+/// Every entry of `range` is invalid for the same reason (its key's).
+fn reject_group(entries: &[UnitEntry<'_>], range: &Range<usize>, reason: Reject, out: &mut [Verdict]) {
+    for entry in &entries[range.clone()] {
+        out[entry.slot as usize] = Verdict::Invalid(reason);
+    }
+}
+
+/// The jobs of the groups in `with_table` (each with its key's table index): the
+/// shared byte checks on each signature (S < L, R's encoding rules; failures get their
+/// verdict here), then every k = SHA-512(R ‖ A ‖ M) mod L at once on the multi-buffer
+/// hash.
+#[inline(always)]
+fn prepare_jobs<W: LaneWords>(
+    rules: Rules,
+    entries: &[UnitEntry<'_>],
+    with_table: &[(Range<usize>, u32)],
+    out: &mut [Verdict],
+) -> Vec<Job> {
     let mut jobs = Vec::with_capacity(entries.len());
     let mut messages = Vec::with_capacity(entries.len());
-    for (g, range) in groups.iter().enumerate() {
+    for (range, table) in with_table {
         for entry in &entries[range.clone()] {
-            let slot = entry.slot as usize;
-            let table = match key_state[g] {
-                Ok(t) => t,
-                Err(reason) => {
-                    out[slot] = Verdict::Invalid(reason);
-                    continue;
-                }
-            };
             match precheck_signature(rules, entry.signature) {
-                Err(reason) => out[slot] = Verdict::Invalid(reason),
+                Err(reason) => out[entry.slot as usize] = Verdict::Invalid(reason),
                 Ok((r, s)) => {
                     jobs.push(Job {
                         slot: entry.slot,
-                        table,
+                        table: *table,
                         r: *r,
                         s: s.to_bytes(),
                         k: [0; 32],
@@ -176,26 +193,28 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
     for (job, digest) in jobs.iter_mut().zip(&digests) {
         job.k = Scalar::from_bytes_mod_order_wide(digest).to_bytes();
     }
-    // `lanes` < F::LANES leaves lanes idle (padded), for measuring scaling only.
-    for chunk in jobs.chunks(lanes.clamp(1, F::LANES)) {
-        verify_chunk(rules, &c, &tables, basepoint_table, chunk, out);
-    }
+    jobs
 }
 
 /// Lane i's entry ±digits[i][at] of `table(i)`, negated where the digit is negative.
 #[inline(always)]
-fn pick<'t, F: LaneField + 't, const N: usize>(
+fn pick<'t, F, A, const N: usize>(
     digits: &[[i16; N]; MAX_LANES],
     at: usize,
-    table: impl Fn(usize) -> &'t [CachedLimbs<F>],
-) -> Cached<F> {
+    table: impl Fn(usize) -> &'t [A::Row],
+) -> A
+where
+    F: LaneField,
+    A: Addend<F>,
+    A::Row: 't,
+{
     let mut negate = 0u8;
-    let rows: [&CachedLimbs<F>; MAX_LANES] = core::array::from_fn(|i| {
+    let rows: [&A::Row; MAX_LANES] = core::array::from_fn(|i| {
         let d = digits[i][at];
         negate |= u8::from(d < 0) << i;
         &table(i)[d.unsigned_abs() as usize]
     });
-    Cached::gather(&rows[..F::LANES], negate)
+    A::gather(&rows[..F::LANES], negate)
 }
 
 /// Up to `F::LANES` jobs at once.
@@ -221,20 +240,30 @@ fn verify_chunk<F: LaneField>(
         if w != 63 {
             acc = acc.mul_by_16();
         }
-        acc = acc
-            .add(&pick(&k_digits, w, |i| &key_tables[i][..]))
-            .to_extended();
+        let a: Cached<F> = pick(&k_digits, w, |i| &key_tables[i][..]);
+        acc = acc.add(&a).to_extended();
         if w % 2 == 0 {
-            acc = acc
-                .add(&pick(&s_digits, w / 2, |_| &basepoint_table[..]))
-                .to_extended();
+            let b: Cached<F> = pick(&s_digits, w / 2, |_| &basepoint_table[..]);
+            acc = acc.add(&b).to_extended();
         }
     }
+    finish(rules, c, &acc, chunk, out);
+}
 
+/// The verdicts of a chunk whose lanes hold [S]B − [k]A: `Strict` compresses it and
+/// compares bytes with R (R's byte rules were checked before); the cofactored policies
+/// decode R and test [8]([S]B − [k]A − R) = O.
+#[inline(always)]
+fn finish<F: LaneField>(
+    rules: Rules,
+    c: &Constants<F>,
+    acc: &Extended<F>,
+    chunk: &[Job],
+    out: &mut [Verdict],
+) {
     if !rules.cofactored {
-        // enc([S]B − [k]A) == R bytes (R's byte rules were checked before).
         let mut encoded = [[0u8; 32]; MAX_LANES];
-        compress(&acc, &mut encoded[..F::LANES]);
+        compress(acc, &mut encoded[..F::LANES]);
         for (lane, j) in chunk.iter().enumerate() {
             out[j.slot as usize] = if encoded[lane] == j.r {
                 Verdict::Valid
@@ -243,7 +272,8 @@ fn verify_chunk<F: LaneField>(
             };
         }
     } else {
-        let r_encodings: [[u8; 32]; MAX_LANES] = core::array::from_fn(|i| job(i).r);
+        let r_encodings: [[u8; 32]; MAX_LANES] =
+            core::array::from_fn(|i| chunk[i.min(chunk.len() - 1)].r);
         let (r, decoded) = decompress(c, &r_encodings[..F::LANES]);
         let small = if rules.reject_small_order {
             r.small_order_mask()
@@ -269,8 +299,9 @@ fn verify_chunk<F: LaneField>(
     }
 }
 
-/// One instantiation of the generic verifier: a module with `supported()` and
-/// `verify_unit()`, compiled with the backend's target features.
+/// One instantiation of the generic verifier: a module with `supported()`,
+/// `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base path of cached
+/// keys) and `key_table_bytes()`, compiled with the backend's target features.
 macro_rules! lane_backend {
     ($(#[$doc:meta])* $module:ident, $field:ty, $words:ty, $features:literal, $supported:expr) => {
         $(#[$doc])*
@@ -280,17 +311,35 @@ macro_rules! lane_backend {
             use std::sync::OnceLock;
 
             static BASEPOINT_TABLE: OnceLock<Box<BaseTable<$field>>> = OnceLock::new();
+            static FIXED_BASEPOINT: OnceLock<fixed_base::FixedBaseTable<$field>> =
+                OnceLock::new();
 
             #[target_feature(enable = $features)]
-            fn verify_entries_here(
+            fn verify_groups_here(
                 rules: Rules,
                 lanes: usize,
-                entries: &mut [UnitEntry<'_>],
+                entries: &[UnitEntry<'_>],
+                groups: &[Range<usize>],
                 out: &mut [Verdict],
             ) {
                 let table =
                     BASEPOINT_TABLE.get_or_init(|| basepoint_table(&Constants::<$field>::new()));
-                verify_entries::<$field, $words>(rules, lanes, table, entries, out)
+                verify_entries::<$field, $words>(rules, lanes, table, entries, groups, out)
+            }
+
+            #[target_feature(enable = $features)]
+            fn verify_hot_here(
+                rules: Rules,
+                lanes: usize,
+                cache: &KeyCache,
+                entries: &[UnitEntry<'_>],
+                groups: Vec<Range<usize>>,
+                out: &mut [Verdict],
+            ) -> Vec<Range<usize>> {
+                let base = FIXED_BASEPOINT.get_or_init(fixed_base::basepoint_table::<$field>);
+                fixed_base::verify_hot_groups::<$field, $words>(
+                    rules, lanes, base, cache, entries, groups, out,
+                )
             }
 
             /// Whether this CPU can run the backend.
@@ -301,21 +350,73 @@ macro_rules! lane_backend {
             /// Verify on this backend. The engine selects it only where [`supported`]
             /// holds; should it ever be called elsewhere it verifies on the reference
             /// path instead of executing unsupported instructions.
-            pub(crate) fn verify_unit(
+            pub(crate) fn verify_groups(
                 rules: Rules,
                 lanes: usize,
-                entries: &mut [UnitEntry<'_>],
+                entries: &[UnitEntry<'_>],
+                groups: &[Range<usize>],
                 out: &mut [Verdict],
             ) {
                 if supported() {
                     // SAFETY: the CPU has the target features, checked just above.
-                    unsafe { verify_entries_here(rules, lanes, entries, out) }
+                    unsafe { verify_groups_here(rules, lanes, entries, groups, out) }
                 } else {
-                    super::super::reference::verify_entries(rules, entries, out)
+                    super::super::reference::verify_groups(rules, entries, groups, out)
                 }
+            }
+
+            /// Verify the groups of cached (or newly admitted) keys on fixed-base
+            /// tables; return the rest (all of them where [`supported`] fails).
+            pub(crate) fn verify_hot(
+                rules: Rules,
+                lanes: usize,
+                cache: &KeyCache,
+                entries: &[UnitEntry<'_>],
+                groups: Vec<Range<usize>>,
+                out: &mut [Verdict],
+            ) -> Vec<Range<usize>> {
+                if supported() {
+                    // SAFETY: the CPU has the target features, checked just above.
+                    unsafe { verify_hot_here(rules, lanes, cache, entries, groups, out) }
+                } else {
+                    groups
+                }
+            }
+
+            /// Bytes of one hot key's table on this backend.
+            pub(crate) fn key_table_bytes() -> usize {
+                fixed_base::key_table_bytes::<$field>()
             }
         }
     };
+}
+
+/// The portable instantiation, one signature at a time in plain 64-bit integers: the
+/// reference backend verifies hot keys on it (the rest on curve25519-dalek).
+pub(crate) mod portable {
+    use super::super::field::portable::Fe1;
+    use super::super::sha512::portable::Words1;
+    use super::*;
+    use std::sync::OnceLock;
+
+    static FIXED_BASEPOINT: OnceLock<fixed_base::FixedBaseTable<Fe1>> = OnceLock::new();
+
+    /// As the vector backends' `verify_hot`.
+    pub(crate) fn verify_hot(
+        rules: Rules,
+        cache: &KeyCache,
+        entries: &[UnitEntry<'_>],
+        groups: Vec<Range<usize>>,
+        out: &mut [Verdict],
+    ) -> Vec<Range<usize>> {
+        let base = FIXED_BASEPOINT.get_or_init(fixed_base::basepoint_table::<Fe1>);
+        fixed_base::verify_hot_groups::<Fe1, Words1>(rules, 1, base, cache, entries, groups, out)
+    }
+
+    /// Bytes of one hot key's table.
+    pub(crate) fn key_table_bytes() -> usize {
+        fixed_base::key_table_bytes::<Fe1>()
+    }
 }
 
 lane_backend!(
@@ -451,13 +552,15 @@ mod op_profile {
                     slot: i as u32,
                 })
                 .collect();
+            let groups = crate::engine::grouping::key_groups(&mut entries, |e| e.public_key);
             let mut out = vec![Verdict::Invalid(Reject::EquationFailed); n];
             COUNTS.with(|c| c.set([0; 4]));
             verify_entries::<Counting<Fe4>, Words4>(
                 policy.rules(),
                 usize::MAX,
                 &table,
-                &mut entries,
+                &entries,
+                &groups,
                 &mut out,
             );
             assert!(out.iter().all(|v| *v == Verdict::Valid), "{policy}");

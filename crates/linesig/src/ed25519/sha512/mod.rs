@@ -86,6 +86,7 @@ pub(crate) use lane_words_shims;
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
+pub(crate) mod portable;
 
 /// The most lanes any backend has.
 const MAX_LANES: usize = 8;
