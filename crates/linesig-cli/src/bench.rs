@@ -8,10 +8,10 @@ use crate::clock::{median, time, Timing};
 use crate::op_rows::{print_rows, time_row, OperationRow};
 use crate::progress::Progress;
 use crate::schemes::{parse_scheme, yardsticks, Ed25519Signer, MlDsaSigner, Verifier, Yardstick};
-use crate::workload::{seed32, Signer, Workload, WorkloadSpec};
+use crate::workload::{seed32, KeyDistribution, Signer, Workload, WorkloadSpec};
 use crate::{parse_backend, CliError};
 use clap::{Args, ValueEnum};
-use linesig::{Engine, Item, Policy, Scheme, Verdict};
+use linesig::{Engine, Item, KeyCacheStats, Policy, Scheme, Verdict};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -25,9 +25,19 @@ pub struct BenchArgs {
     /// encrypt and decrypt per run (default 128).
     #[arg(long)]
     count: Option<usize>,
-    /// Messages signed by each key (the engine groups repeated keys).
-    #[arg(long, default_value_t = 4)]
-    msgs_per_key: usize,
+    /// Which key signs each message: distinct, per-key:K (K consecutive messages per
+    /// key), hot:N (N keys, uniformly) or zipf:S:N (a Zipf law of exponent S over N
+    /// keys, as fee payers are on mainnet). Default per-key:4.
+    #[arg(long)]
+    keys: Option<KeyDistribution>,
+    /// Shorthand for --keys per-key:K.
+    #[arg(long, conflicts_with = "keys")]
+    msgs_per_key: Option<usize>,
+    /// Megabytes for the hot-key cache (Ed25519; 0: off). When on, the same engine with
+    /// the cache off runs in the same rounds, and the report gives the ratio, the hit
+    /// rate and the memory used.
+    #[arg(long, default_value_t = 0)]
+    key_cache_mb: usize,
     /// Bytes per message.
     #[arg(long, default_value_t = 32)]
     msg_size: usize,
@@ -106,7 +116,7 @@ struct RunReport {
     batch: usize,
     count: usize,
     keys: usize,
-    msgs_per_key: usize,
+    key_distribution: String,
     msg_size: usize,
     invalid_fraction: f64,
     invalid_count: usize,
@@ -128,6 +138,28 @@ struct RunReport {
     /// The first of `yardsticks`, kept for readers of earlier reports.
     yardstick: Option<YardstickReport>,
     yardsticks: Vec<YardstickReport>,
+    /// With `--key-cache-mb`: the cache's counters after the last round.
+    key_cache: Option<KeyCacheReport>,
+}
+
+#[derive(Serialize)]
+struct KeyCacheReport {
+    capacity_bytes: usize,
+    used_bytes: usize,
+    entries: usize,
+    max_entries: usize,
+    table_bytes: usize,
+    hit_rate: f64,
+    admissions: u64,
+    evictions: u64,
+    refused: u64,
+    /// The process's resident set now and at its peak (Linux), all engines included.
+    process_rss_bytes: Option<u64>,
+    process_peak_rss_bytes: Option<u64>,
+    /// The same engine with the cache off, in the same rounds.
+    cache_off_throughput_per_s: Option<f64>,
+    /// Throughput with the cache over throughput without.
+    speedup: Option<f64>,
 }
 
 /// Signatures per run unless `--count` says otherwise: the founding benchmark's 50,000.
@@ -140,10 +172,18 @@ impl BenchArgs {
     fn count(&self) -> usize {
         self.count.unwrap_or(DEFAULT_COUNT)
     }
+
+    fn keys(&self) -> KeyDistribution {
+        match (&self.keys, self.msgs_per_key) {
+            (Some(k), _) => k.clone(),
+            (None, Some(k)) => KeyDistribution::PerKey(k),
+            (None, None) => KeyDistribution::PerKey(4),
+        }
+    }
 }
 
 fn validate(args: &BenchArgs) -> Result<(), CliError> {
-    if args.count() == 0 || args.msgs_per_key == 0 || args.repeat == 0 {
+    if args.count() == 0 || args.msgs_per_key == Some(0) || args.repeat == 0 {
         return Err(CliError::usage(
             "--count, --msgs-per-key and --repeat must be at least 1",
         ));
@@ -193,7 +233,7 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
     let show = !args.json;
     let spec = WorkloadSpec {
         count: args.count(),
-        msgs_per_key: args.msgs_per_key,
+        keys: args.keys(),
         msg_size: args.msg_size,
         invalid_fraction: args.invalid,
         seed: args.seed,
@@ -216,6 +256,8 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
     };
 
     let mut engines = Vec::new();
+    // With the cache on: the same engine without it, timed in the same rounds.
+    let mut cache_off: Option<(Engine, Vec<Timing>, usize)> = None;
     for (workers, batch) in configs {
         let mut builder = Engine::builder()
             .scheme(scheme)
@@ -227,11 +269,17 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
         if let Some(n) = args.lanes {
             builder = builder.lanes(n);
         }
-        engines.push(
-            builder
-                .build()
-                .map_err(|e| CliError::usage(e.to_string()))?,
-        );
+        let cached = builder.clone().key_cache(args.key_cache_mb << 20);
+        engines.push(cached.build().map_err(|e| CliError::usage(e.to_string()))?);
+        if args.key_cache_mb > 0 && !args.sweep && matches!(scheme, Scheme::Ed25519(_)) {
+            cache_off = Some((
+                builder
+                    .build()
+                    .map_err(|e| CliError::usage(e.to_string()))?,
+                Vec::new(),
+                0,
+            ));
+        }
     }
     let chosen = match args.yardstick {
         YardstickChoice::Auto => yardsticks(scheme),
@@ -247,7 +295,7 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
     let mut yardstick_rounds: Vec<(Vec<Timing>, bool)> = vec![(Vec::new(), true); chosen.len()];
     for round in 0..args.repeat {
         let label = format!("{}/{}", round + 1, args.repeat);
-        for (engine, timings, mismatches) in &mut runs {
+        for (engine, timings, mismatches) in runs.iter_mut().chain(cache_off.as_mut()) {
             let progress =
                 Progress::new(&format!("verify {label}"), Some(items.len() as u64), show);
             let (verdicts, timing) =
@@ -309,6 +357,19 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
         reports[best].best = true;
     }
     reports[best].operations = operations;
+    let off_mismatches = cache_off.as_ref().map_or(0, |(_, _, m)| *m);
+    let off_throughput = cache_off
+        .as_ref()
+        .map(|(_, t, _)| workload.len() as f64 / median(t.clone()).wall.as_secs_f64());
+    for (r, (engine, _, _)) in reports.iter_mut().zip(&runs) {
+        r.key_cache = engine
+            .key_cache_stats()
+            .map(|s| cache_report(s, off_throughput, r.throughput_per_s));
+        r.mismatches = r.mismatches.max(off_mismatches);
+        if r.mismatches > 0 {
+            r.status = "FAILURE";
+        }
+    }
     let success = reports.iter().all(|r| r.mismatches == 0);
 
     if args.json {
@@ -461,7 +522,7 @@ fn report(
         batch: engine.batch_size(),
         count: workload.len(),
         keys: workload.public_keys.len(),
-        msgs_per_key: args.msgs_per_key,
+        key_distribution: args.keys().to_string(),
         msg_size: args.msg_size,
         invalid_fraction: args.invalid,
         invalid_count: workload.invalid_count(),
@@ -492,7 +553,40 @@ fn report(
         operations: Vec::new(),
         yardstick: yardsticks.first().copied(),
         yardsticks,
+        key_cache: None,
     }
+}
+
+fn cache_report(s: KeyCacheStats, off: Option<f64>, on: f64) -> KeyCacheReport {
+    let (rss, peak) = process_rss();
+    KeyCacheReport {
+        capacity_bytes: s.capacity_bytes,
+        used_bytes: s.used_bytes,
+        entries: s.entries,
+        max_entries: s.max_entries,
+        table_bytes: s.table_bytes,
+        hit_rate: s.hit_rate(),
+        admissions: s.admissions,
+        evictions: s.evictions,
+        refused: s.refused,
+        process_rss_bytes: rss,
+        process_peak_rss_bytes: peak,
+        cache_off_throughput_per_s: off,
+        speedup: off.map(|off| on / off),
+    }
+}
+
+/// (VmRSS, VmHWM) of this process in bytes, where /proc says.
+fn process_rss() -> (Option<u64>, Option<u64>) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }
 
 /// 1234567.8 -> "1,234,568"
@@ -540,10 +634,7 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
     if let Some(n) = r.lanes {
         println!("Lanes in use:           at most {n} per vector");
     }
-    println!(
-        "Messages per key:       {} ({} keys)",
-        r.msgs_per_key, r.keys
-    );
+    println!("Keys:                   {} ({} keys)", r.key_distribution, r.keys);
     println!("Message size:           {} bytes", r.msg_size);
     println!(
         "Invalid signatures:     {} (fraction {})",
@@ -604,6 +695,32 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
             y.ratio_per_cpu
                 .map_or(String::new(), |c| format!("; {c:.2}x per CPU-second"))
         );
+    }
+    if let Some(c) = &r.key_cache {
+        println!(
+            "Key cache:              {:.1}% of signatures hit; {} keys of {} ({} admitted, {} evicted, {} refused); {:.1} of {:.1} MB",
+            100.0 * c.hit_rate,
+            c.entries,
+            c.max_entries,
+            c.admissions,
+            c.evictions,
+            c.refused,
+            c.used_bytes as f64 / 1e6,
+            c.capacity_bytes as f64 / 1e6,
+        );
+        if let (Some(rss), Some(peak)) = (c.process_rss_bytes, c.process_peak_rss_bytes) {
+            println!(
+                "Process memory:         {:.1} MB resident, {:.1} MB peak (workload and all engines)",
+                rss as f64 / 1e6,
+                peak as f64 / 1e6
+            );
+        }
+        if let (Some(off), Some(x)) = (c.cache_off_throughput_per_s, c.speedup) {
+            println!(
+                "Same engine, cache off: {} sigs/s; cache on / off: {x:.2}x wall",
+                grouped(off)
+            );
+        }
     }
     print_rows("One thread, call by call:", &r.operations);
 }

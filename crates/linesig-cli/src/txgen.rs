@@ -2,90 +2,13 @@
 //! invalid, duplicate and malformed packets a pipeline must sort out, each labelled with
 //! the verdict the pipeline owes it.
 
-use crate::workload::{seed32, stream};
+pub use crate::workload::KeyDistribution;
+use crate::workload::{seed32, stream, KeySampler};
 use ed25519_dalek::{Signer as _, SigningKey};
 use linesig::wire::build::{compact_len, Instruction, Message};
 use linesig::wire::Version;
 use rand::Rng;
 use rayon::prelude::*;
-use std::str::FromStr;
-
-/// Which key signs: every signer fresh, `K` transactions per key, `N` hot keys, or keys
-/// drawn from a Zipf law (exponent `S`) over `N` keys, as fee payers are on mainnet.
-#[derive(Clone, Debug, PartialEq)]
-pub enum KeyDistribution {
-    Distinct,
-    PerKey(usize),
-    Hot(usize),
-    Zipf { exponent: f64, keys: usize },
-}
-
-impl FromStr for KeyDistribution {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad =
-            || format!("bad key distribution '{s}': use distinct, per-key:K, hot:N or zipf:S:N");
-        let parts: Vec<&str> = s.split(':').collect();
-        let count = |p: &str| p.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(bad);
-        match parts.as_slice() {
-            ["distinct"] => Ok(KeyDistribution::Distinct),
-            ["per-key", k] => Ok(KeyDistribution::PerKey(count(k)?)),
-            ["hot", n] => Ok(KeyDistribution::Hot(count(n)?)),
-            ["zipf", e, n] => {
-                let exponent = e.parse::<f64>().ok().filter(|e| *e > 0.0).ok_or_else(bad)?;
-                Ok(KeyDistribution::Zipf {
-                    exponent,
-                    keys: count(n)?,
-                })
-            }
-            _ => Err(bad()),
-        }
-    }
-}
-
-impl KeyDistribution {
-    /// A sampler giving the key index of the `i`-th signature slot.
-    fn sampler(&self) -> KeySampler {
-        let cdf = match self {
-            KeyDistribution::Zipf { exponent, keys } => {
-                let mut acc = 0.0;
-                let mut cdf: Vec<f64> = (1..=*keys)
-                    .map(|r| {
-                        acc += (r as f64).powf(-exponent);
-                        acc
-                    })
-                    .collect();
-                let total = acc;
-                cdf.iter_mut().for_each(|c| *c /= total);
-                cdf
-            }
-            _ => Vec::new(),
-        };
-        KeySampler {
-            distribution: self.clone(),
-            cdf,
-        }
-    }
-}
-
-struct KeySampler {
-    distribution: KeyDistribution,
-    cdf: Vec<f64>,
-}
-
-impl KeySampler {
-    fn key(&self, slot: usize, rng: &mut impl Rng) -> u64 {
-        match self.distribution {
-            KeyDistribution::Distinct => slot as u64,
-            KeyDistribution::PerKey(k) => (slot / k) as u64,
-            KeyDistribution::Hot(n) => rng.gen_range(0..n as u64),
-            KeyDistribution::Zipf { .. } => {
-                let u: f64 = rng.gen();
-                self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1) as u64
-            }
-        }
-    }
-}
 
 /// What the pipeline must conclude about a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

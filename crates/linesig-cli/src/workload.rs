@@ -6,7 +6,9 @@ use crate::clock::{time, Timing};
 use crate::progress::Progress;
 use linesig::Item;
 use rand::seq::index::sample;
-use rand::{RngCore, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
+use std::collections::HashMap;
+use std::str::FromStr;
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
 
@@ -20,10 +22,98 @@ pub trait Signer: Sync {
     fn sign(&self, secret: &Self::Secret, message: &[u8], randomness: [u8; 32]) -> Vec<u8>;
 }
 
+/// Which key signs: every signer fresh, `K` transactions per key, `N` hot keys, or keys
+/// drawn from a Zipf law (exponent `S`) over `N` keys, as fee payers are on mainnet.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyDistribution {
+    Distinct,
+    PerKey(usize),
+    Hot(usize),
+    Zipf { exponent: f64, keys: usize },
+}
+
+impl FromStr for KeyDistribution {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad =
+            || format!("bad key distribution '{s}': use distinct, per-key:K, hot:N or zipf:S:N");
+        let parts: Vec<&str> = s.split(':').collect();
+        let count = |p: &str| p.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(bad);
+        match parts.as_slice() {
+            ["distinct"] => Ok(KeyDistribution::Distinct),
+            ["per-key", k] => Ok(KeyDistribution::PerKey(count(k)?)),
+            ["hot", n] => Ok(KeyDistribution::Hot(count(n)?)),
+            ["zipf", e, n] => {
+                let exponent = e.parse::<f64>().ok().filter(|e| *e > 0.0).ok_or_else(bad)?;
+                Ok(KeyDistribution::Zipf {
+                    exponent,
+                    keys: count(n)?,
+                })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl std::fmt::Display for KeyDistribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyDistribution::Distinct => write!(f, "distinct"),
+            KeyDistribution::PerKey(k) => write!(f, "per-key:{k}"),
+            KeyDistribution::Hot(n) => write!(f, "hot:{n}"),
+            KeyDistribution::Zipf { exponent, keys } => write!(f, "zipf:{exponent}:{keys}"),
+        }
+    }
+}
+
+impl KeyDistribution {
+    /// A sampler giving the key index of the `i`-th signature slot.
+    pub fn sampler(&self) -> KeySampler {
+        let cdf = match self {
+            KeyDistribution::Zipf { exponent, keys } => {
+                let mut acc = 0.0;
+                let mut cdf: Vec<f64> = (1..=*keys)
+                    .map(|r| {
+                        acc += (r as f64).powf(-exponent);
+                        acc
+                    })
+                    .collect();
+                let total = acc;
+                cdf.iter_mut().for_each(|c| *c /= total);
+                cdf
+            }
+            _ => Vec::new(),
+        };
+        KeySampler {
+            distribution: self.clone(),
+            cdf,
+        }
+    }
+}
+
+pub struct KeySampler {
+    distribution: KeyDistribution,
+    cdf: Vec<f64>,
+}
+
+impl KeySampler {
+    pub fn key(&self, slot: usize, rng: &mut impl Rng) -> u64 {
+        match self.distribution {
+            KeyDistribution::Distinct => slot as u64,
+            KeyDistribution::PerKey(k) => (slot / k) as u64,
+            KeyDistribution::Hot(n) => rng.gen_range(0..n as u64),
+            KeyDistribution::Zipf { .. } => {
+                let u: f64 = rng.gen();
+                self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1) as u64
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct WorkloadSpec {
     pub count: usize,
-    pub msgs_per_key: usize,
+    pub keys: KeyDistribution,
     pub msg_size: usize,
     pub invalid_fraction: f64,
     pub seed: u64,
@@ -56,12 +146,29 @@ pub fn seed32(seed: u64, domain: u64, index: usize) -> [u8; 32] {
 
 impl Workload {
     pub fn generate<S: Signer>(signer: &S, spec: &WorkloadSpec, show_progress: bool) -> Workload {
-        let per_key = spec.msgs_per_key.max(1);
-        let n_keys = spec.count.div_ceil(per_key);
+        // Each slot's key from the distribution, then the keys actually drawn numbered
+        // densely in order of first use (a Zipf law over 100,000 keys draws fewer).
+        let sampler = spec.keys.sampler();
+        let drawn: Vec<u64> = (0..spec.count)
+            .into_par_iter()
+            .map(|i| sampler.key(i, &mut stream(spec.seed, 7, i)))
+            .collect();
+        let mut dense: HashMap<u64, u32> = HashMap::new();
+        let key_index: Vec<u32> = drawn
+            .iter()
+            .map(|k| {
+                let next = dense.len() as u32;
+                *dense.entry(*k).or_insert(next)
+            })
+            .collect();
+        let mut key_ids = vec![0u64; dense.len()];
+        for (k, i) in dense {
+            key_ids[i as usize] = k;
+        }
         let (keys, keygen) = time(|| {
-            (0..n_keys)
-                .into_par_iter()
-                .map(|k| signer.keygen(seed32(spec.seed, 1, k)))
+            key_ids
+                .par_iter()
+                .map(|&k| signer.keygen(seed32(spec.seed, 1, k as usize)))
                 .collect::<Vec<_>>()
         });
         let progress = Progress::new("signing", Some(spec.count as u64), show_progress);
@@ -71,8 +178,11 @@ impl Workload {
                 .map(|i| {
                     let mut message = vec![0u8; spec.msg_size];
                     stream(spec.seed, 2, i).fill_bytes(&mut message);
-                    let signature =
-                        signer.sign(&keys[i / per_key].1, &message, seed32(spec.seed, 4, i));
+                    let signature = signer.sign(
+                        &keys[key_index[i] as usize].1,
+                        &message,
+                        seed32(spec.seed, 4, i),
+                    );
                     progress.inc(1);
                     (message, signature)
                 })
@@ -82,7 +192,7 @@ impl Workload {
         let (messages, signatures) = signed.into_iter().unzip();
         let mut workload = Workload {
             public_keys: keys.into_iter().map(|(pk, _)| pk).collect(),
-            key_index: (0..spec.count).map(|i| (i / per_key) as u32).collect(),
+            key_index,
             messages,
             signatures,
             expect_valid: vec![true; spec.count],

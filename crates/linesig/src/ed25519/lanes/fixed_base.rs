@@ -14,7 +14,7 @@
 //! saves a multiplication per addition and a quarter of the memory over cached points.
 
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
-use super::point::invert;
+use super::point::batch_invert;
 use super::{finish, pick, prepare_jobs, scalar, Job};
 use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
@@ -51,24 +51,6 @@ impl<F: LaneField> FixedBaseTable<F> {
 pub(crate) fn key_table_bytes<F: LaneField>() -> usize {
     KEY_POSITIONS * ((1 << (KEY_WINDOW - 1)) + 1) * size_of::<AffineLimbs<F>>()
         + size_of::<FixedBaseTable<F>>()
-}
-
-/// 1/x for every x (none zero), with one inversion (Montgomery's trick).
-#[inline(always)]
-fn batch_invert<F: LaneField>(xs: &[F]) -> Vec<F> {
-    let mut prefix = Vec::with_capacity(xs.len());
-    let mut acc = F::one();
-    for x in xs {
-        prefix.push(acc);
-        acc = acc.mul(x);
-    }
-    let mut inv = invert(&acc);
-    let mut out = vec![F::zero(); xs.len()];
-    for i in (0..xs.len()).rev() {
-        out[i] = inv.mul(&prefix[i]);
-        inv = inv.mul(&xs[i]);
-    }
-    out
 }
 
 /// The table of `p` in radix 2^window over `positions`, for each lane in `keep` (in
@@ -210,42 +192,86 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
         })
         .collect();
     let jobs = prepare_jobs::<W>(rules, entries, &hot, out);
-    for chunk in jobs.chunks(lanes.clamp(1, F::LANES)) {
-        verify_chunk(rules, &c, &tables, basepoint, chunk, out);
-    }
+    let chunks: Vec<&[Job]> = jobs.chunks(lanes.clamp(1, F::LANES)).collect();
+    let sums: Vec<Extended<F>> = chunks
+        .iter()
+        .map(|chunk| sum_chunk(&tables, basepoint, chunk))
+        .collect();
+    finish(rules, &c, &sums, &chunks, out);
     cold
 }
 
-/// Up to `F::LANES` jobs whose keys have tables: [S]B + [k](−A) as 51 + 32 additions.
+/// [S]B + [k](−A) for up to `F::LANES` jobs whose keys have tables: 51 + 32 additions.
 #[inline(always)]
-fn verify_chunk<F: LaneField>(
-    rules: Rules,
-    c: &Constants<F>,
+fn sum_chunk<F: LaneField>(
     tables: &[&FixedBaseTable<F>],
     basepoint: &FixedBaseTable<F>,
     chunk: &[Job],
-    out: &mut [Verdict],
-) {
+) -> Extended<F> {
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
+    // Digits for the backend's lanes only (the arrays are sized for the widest).
     let k_digits: [[i16; KEY_POSITIONS]; MAX_LANES] = core::array::from_fn(|i| {
-        scalar::signed_digits::<KEY_WINDOW, KEY_POSITIONS>(&job(i).k)
+        if i < F::LANES {
+            scalar::signed_digits::<KEY_WINDOW, KEY_POSITIONS>(&job(i).k)
+        } else {
+            [0; KEY_POSITIONS]
+        }
     });
     let s_digits: [[i16; BASE_POSITIONS]; MAX_LANES] = core::array::from_fn(|i| {
-        scalar::signed_digits::<BASE_WINDOW, BASE_POSITIONS>(&job(i).s)
+        if i < F::LANES {
+            scalar::signed_digits::<BASE_WINDOW, BASE_POSITIONS>(&job(i).s)
+        } else {
+            [0; BASE_POSITIONS]
+        }
     });
     let key_tables: [&FixedBaseTable<F>; MAX_LANES] =
         core::array::from_fn(|i| tables[job(i).table as usize]);
 
+    // Rows are read at random from tables bigger than L2: each is prefetched a few
+    // additions ahead, as every digit is known up front.
+    let key_row = |i: usize, j: usize| &key_tables[i].position(j)[k_digits[i][j].unsigned_abs() as usize];
+    let base_row = |i: usize, j: usize| &basepoint.position(j)[s_digits[i][j].unsigned_abs() as usize];
+    for j in 0..PREFETCH_AHEAD {
+        (0..F::LANES).for_each(|i| prefetch(key_row(i, j)));
+    }
     let mut acc = Extended::<F>::identity();
     for j in 0..KEY_POSITIONS {
+        let ahead = j + PREFETCH_AHEAD;
+        (0..F::LANES).for_each(|i| match ahead.checked_sub(KEY_POSITIONS) {
+            None => prefetch(key_row(i, ahead)),
+            Some(b) => prefetch(base_row(i, b)),
+        });
         let a: Affine<F> = pick(&k_digits, j, |i| key_tables[i].position(j));
         acc = acc.add_affine(&a).to_extended();
     }
     for j in 0..BASE_POSITIONS {
+        if j + PREFETCH_AHEAD < BASE_POSITIONS {
+            (0..F::LANES).for_each(|i| prefetch(base_row(i, j + PREFETCH_AHEAD)));
+        }
         let b: Affine<F> = pick(&s_digits, j, |_| basepoint.position(j));
         acc = acc.add_affine(&b).to_extended();
     }
-    finish(rules, c, &acc, chunk, out);
+    acc
+}
+
+/// How many additions ahead rows are prefetched.
+const PREFETCH_AHEAD: usize = 4;
+
+/// Ask for every cache line of `row` (a hint: it changes no result).
+#[inline(always)]
+fn prefetch<T>(row: &T) {
+    #[cfg(target_arch = "x86_64")]
+    for offset in (0..size_of::<T>()).step_by(64) {
+        // SAFETY: a prefetch never faults and reads nothing architecturally; the
+        // address lies inside `row`.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                (row as *const T).cast::<i8>().add(offset),
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = row;
 }
 
 #[cfg(test)]

@@ -29,7 +29,10 @@ use crate::engine::key_cache::KeyCache;
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use curve25519_dalek::Scalar;
-use point::{compress, decompress, Addend, Cached, CachedLimbs, Constants, Extended};
+use point::{
+    batch_invert, compress_with_inverse, decompress, Addend, Cached, CachedLimbs, Constants,
+    Extended,
+};
 use std::ops::Range;
 
 /// Multiples 0..8 of one lane's point (entry 0 is the identity).
@@ -142,9 +145,12 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
     // 2. Signatures.
     let jobs = prepare_jobs::<W>(rules, entries, &with_table, out);
     // `lanes` < F::LANES leaves lanes idle (padded), for measuring scaling only.
-    for chunk in jobs.chunks(lanes.clamp(1, F::LANES)) {
-        verify_chunk(rules, &c, &tables, basepoint_table, chunk, out);
-    }
+    let chunks: Vec<&[Job]> = jobs.chunks(lanes.clamp(1, F::LANES)).collect();
+    let sums: Vec<Extended<F>> = chunks
+        .iter()
+        .map(|chunk| sum_chunk(&tables, basepoint_table, chunk))
+        .collect();
+    finish(rules, &c, &sums, &chunks, out);
 }
 
 /// Every entry of `range` is invalid for the same reason (its key's).
@@ -217,16 +223,13 @@ where
     A::gather(&rows[..F::LANES], negate)
 }
 
-/// Up to `F::LANES` jobs at once.
+/// [S]B + [k](−A) for up to `F::LANES` jobs at once.
 #[inline(always)]
-fn verify_chunk<F: LaneField>(
-    rules: Rules,
-    c: &Constants<F>,
+fn sum_chunk<F: LaneField>(
     tables: &[Table<F>],
     basepoint_table: &BaseTable<F>,
     chunk: &[Job],
-    out: &mut [Verdict],
-) {
+) -> Extended<F> {
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
     let k_digits: [[i16; 64]; MAX_LANES] = core::array::from_fn(|i| scalar::radix16(&job(i).k));
     let s_digits: [[i16; 32]; MAX_LANES] = core::array::from_fn(|i| scalar::radix256(&job(i).s));
@@ -247,31 +250,37 @@ fn verify_chunk<F: LaneField>(
             acc = acc.add(&b).to_extended();
         }
     }
-    finish(rules, c, &acc, chunk, out);
+    acc
 }
 
-/// The verdicts of a chunk whose lanes hold [S]B − [k]A: `Strict` compresses it and
-/// compares bytes with R (R's byte rules were checked before); the cofactored policies
-/// decode R and test [8]([S]B − [k]A − R) = O.
+/// The verdicts of a unit's chunks, whose lanes hold [S]B − [k]A in `sums`: `Strict`
+/// encodes each and compares bytes with R (R's byte rules were checked before), with
+/// one shared inversion for the whole unit; the cofactored policies decode R and test
+/// [8]([S]B − [k]A − R) = O.
 #[inline(always)]
 fn finish<F: LaneField>(
     rules: Rules,
     c: &Constants<F>,
-    acc: &Extended<F>,
-    chunk: &[Job],
+    sums: &[Extended<F>],
+    chunks: &[&[Job]],
     out: &mut [Verdict],
 ) {
     if !rules.cofactored {
-        let mut encoded = [[0u8; 32]; MAX_LANES];
-        compress(acc, &mut encoded[..F::LANES]);
-        for (lane, j) in chunk.iter().enumerate() {
-            out[j.slot as usize] = if encoded[lane] == j.r {
-                Verdict::Valid
-            } else {
-                Verdict::Invalid(Reject::EquationFailed)
-            };
+        let z_inv = batch_invert(&sums.iter().map(|p| p.z).collect::<Vec<F>>());
+        for ((sum, chunk), z_inv) in sums.iter().zip(chunks).zip(&z_inv) {
+            let mut encoded = [[0u8; 32]; MAX_LANES];
+            compress_with_inverse(sum, z_inv, &mut encoded[..F::LANES]);
+            for (lane, j) in chunk.iter().enumerate() {
+                out[j.slot as usize] = if encoded[lane] == j.r {
+                    Verdict::Valid
+                } else {
+                    Verdict::Invalid(Reject::EquationFailed)
+                };
+            }
         }
-    } else {
+        return;
+    }
+    for (sum, chunk) in sums.iter().zip(chunks) {
         let r_encodings: [[u8; 32]; MAX_LANES] =
             core::array::from_fn(|i| chunk[i.min(chunk.len() - 1)].r);
         let (r, decoded) = decompress(c, &r_encodings[..F::LANES]);
@@ -280,7 +289,7 @@ fn finish<F: LaneField>(
         } else {
             0
         };
-        let holds = acc
+        let holds = sum
             .add(&r.neg().to_cached(c))
             .to_extended()
             .small_order_mask();
