@@ -49,7 +49,8 @@ type Config struct {
 	Policy    Policy
 	Workers   int // 0: all cores
 	BatchSize int // 0: 512
-	// KeyCacheBytes must be 0: the hot-key cache is not built yet, and NewEngine says so.
+	// KeyCacheBytes is the memory for the cache of hot Ed25519 keys' fixed-base tables
+	// (0: off). A value too small for one table (about 105 KB) is an error.
 	KeyCacheBytes uint64
 }
 

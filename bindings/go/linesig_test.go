@@ -79,8 +79,13 @@ func TestErrors(t *testing.T) {
 	if _, err := NewEngine(Config{Scheme: MLDSA44, Policy: Zip215}); err == nil {
 		t.Fatal("policy for ML-DSA accepted")
 	}
-	if _, err := NewEngine(Config{KeyCacheBytes: 64 << 20}); err == nil || !strings.Contains(err.Error(), "not built") {
-		t.Fatalf("a key cache was accepted before it exists: %v", err)
+	if _, err := NewEngine(Config{KeyCacheBytes: 1000}); err == nil || !strings.Contains(err.Error(), "invalid configuration") {
+		t.Fatalf("a key cache too small for one table was accepted: %v", err)
+	}
+	if e, err := NewEngine(Config{KeyCacheBytes: 16 << 20}); err != nil {
+		t.Fatalf("a 16 MiB key cache was refused: %v", err)
+	} else {
+		e.Close()
 	}
 	e, err := NewEngine(Config{Scheme: MLDSA65})
 	if err != nil {

@@ -14,7 +14,7 @@ use linesig::{Backend, Item, ItemSource, Policy, Reject, Scheme, Verdict};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 /// (code, name) for every rejection reason; code 0 is "valid".
 #[pyfunction]
@@ -50,14 +50,13 @@ impl Engine {
             .parse::<Scheme>()
             .and_then(|s| s.with_policy(policy))
             .map_err(PyValueError::new_err)?;
-        if key_cache_mb != 0 {
-            return Err(PyValueError::new_err(
-                "key_cache_mb: the hot-key cache is not built yet (issue 4); pass 0",
-            ));
-        }
+        let key_cache = key_cache_mb
+            .checked_mul(1 << 20)
+            .ok_or_else(|| PyValueError::new_err("key_cache_mb is too large"))?;
         let mut builder = linesig::Engine::builder()
             .scheme(scheme)
-            .batch_size(batch_size);
+            .batch_size(batch_size)
+            .key_cache(key_cache);
         if let Some(workers) = workers {
             builder = builder.workers(workers);
         }
@@ -101,6 +100,26 @@ impl Engine {
     #[getter]
     fn backend(&self) -> &'static str {
         self.engine.backend().name()
+    }
+
+    /// The hot-key cache's counters as a dict, or None when the cache is off.
+    fn key_cache_stats<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = self.engine.key_cache_stats() else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("capacity_bytes", s.capacity_bytes)?;
+        d.set_item("used_bytes", s.used_bytes)?;
+        d.set_item("entries", s.entries)?;
+        d.set_item("max_entries", s.max_entries)?;
+        d.set_item("table_bytes", s.table_bytes)?;
+        d.set_item("hit_signatures", s.hit_signatures)?;
+        d.set_item("miss_signatures", s.miss_signatures)?;
+        d.set_item("hit_rate", s.hit_rate())?;
+        d.set_item("admissions", s.admissions)?;
+        d.set_item("evictions", s.evictions)?;
+        d.set_item("refused", s.refused)?;
+        Ok(Some(d))
     }
 
     /// One reason code per item (0 = valid), as bytes, in input order.

@@ -142,8 +142,8 @@ def test_nulls_and_bad_shapes_are_verdicts_or_clear_errors():
         engine.verify(["not bytes"], [msg], [sig])
     with pytest.raises(TypeError):
         engine.verify(np.zeros((2, 3, 4), np.uint8), [msg, msg], [sig, sig])
-    with pytest.raises(ValueError, match="not built yet"):
-        linesig.Engine(key_cache_mb=64)
+    with pytest.raises(ValueError, match="too large"):
+        linesig.Engine(key_cache_mb=2**62)
     with pytest.raises(ValueError):
         linesig.Engine(policy="lax")
     with pytest.raises(ValueError):
@@ -155,3 +155,18 @@ def test_nulls_and_bad_shapes_are_verdicts_or_clear_errors():
     assert mldsa.policy is None
     codes = mldsa.verify_reasons([b"\x00" * 10], [b"m"], [b"\x00" * 5], contexts=[b"ctx"])
     assert linesig.REASONS[int(codes[0])] == "bad_length"
+
+
+@pytest.mark.parametrize("policy", ["strict", "zip215", "zip215-strict"])
+def test_key_cache_keeps_verdicts_and_reports_hits(policy):
+    # Wycheproof and CCTV sign with a few keys: with the cache on they earn tables.
+    pks, msgs, sigs = columns(wycheproof() + cctv())
+    plain = linesig.Engine(policy=policy, workers=2, batch_size=64)
+    cached = linesig.Engine(policy=policy, key_cache_mb=16, workers=2, batch_size=64)
+    assert plain.key_cache_stats() is None
+    want = list(plain.verify_codes(pks, msgs, sigs))
+    for _ in range(3):
+        assert list(cached.verify_codes(pks, msgs, sigs)) == want
+    stats = cached.key_cache_stats()
+    assert stats["entries"] >= 1 and stats["hit_rate"] > 0.5, stats
+    assert stats["used_bytes"] <= stats["capacity_bytes"]

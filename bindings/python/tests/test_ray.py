@@ -81,5 +81,3 @@ def test_bad_options_fail_on_the_driver(local_ray):
     ds = ray.data.from_items([{"public_key": b"", "message": b"", "signature": b""}])
     with pytest.raises(ValueError):
         linesig.ray.verify_dataset(ds, policy="lax")
-    with pytest.raises(ValueError, match="not built yet"):
-        linesig.ray.verify_dataset(ds, key_cache_mb=8)

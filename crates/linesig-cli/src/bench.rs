@@ -634,7 +634,10 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
     if let Some(n) = r.lanes {
         println!("Lanes in use:           at most {n} per vector");
     }
-    println!("Keys:                   {} ({} keys)", r.key_distribution, r.keys);
+    println!(
+        "Keys:                   {} ({} keys)",
+        r.key_distribution, r.keys
+    );
     println!("Message size:           {} bytes", r.msg_size);
     println!(
         "Invalid signatures:     {} (fraction {})",

@@ -32,6 +32,10 @@ pub struct PipelineArgs {
     /// Most signatures per verify batch.
     #[arg(long, default_value_t = 1024)]
     batch: usize,
+    /// Megabytes for the hot-key cache (0: off): fee payers and other keys that keep
+    /// signing earn fixed-base tables that make their verifications cheaper.
+    #[arg(long, default_value_t = 64)]
+    key_cache_mb: usize,
     /// Longest a batch is held back to fill while the verifier is idle, in microseconds.
     /// 0 hands it over at once; while the verifier is busy a batch grows anyway (up to
     /// --batch), so high load still gets full batches.
@@ -84,7 +88,8 @@ impl PipelineArgs {
     fn engine(&self) -> Result<Engine, CliError> {
         let mut builder = Engine::builder()
             .scheme(Scheme::Ed25519(self.policy))
-            .batch_size(ENGINE_UNIT);
+            .batch_size(ENGINE_UNIT)
+            .key_cache(self.key_cache_mb.saturating_mul(1 << 20));
         if let Some(w) = self.workers {
             builder = builder.workers(w);
         }

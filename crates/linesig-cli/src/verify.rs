@@ -40,6 +40,10 @@ pub struct VerifyArgs {
     /// Items per work unit.
     #[arg(long, default_value_t = 512)]
     batch: usize,
+    /// Megabytes for the hot-key cache (Ed25519; 0: off): keys that keep signing earn
+    /// fixed-base tables that make their verifications cheaper. Verdicts never change.
+    #[arg(long, default_value_t = 0)]
+    key_cache_mb: usize,
     /// Backend: auto, or a name (reference).
     #[arg(long, default_value = "auto")]
     backend: String,
@@ -100,7 +104,10 @@ struct Tally {
 
 pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
     let scheme = parse_scheme(&args.scheme, args.policy)?;
-    let mut builder = Engine::builder().scheme(scheme).batch_size(args.batch);
+    let mut builder = Engine::builder()
+        .scheme(scheme)
+        .batch_size(args.batch)
+        .key_cache(args.key_cache_mb.saturating_mul(1 << 20));
     if let Some(w) = args.workers {
         builder = builder.workers(w);
     }

@@ -7,10 +7,10 @@ use crate::progress::Progress;
 use linesig::Item;
 use rand::seq::index::sample;
 use rand::{Rng, RngCore, SeedableRng};
-use std::collections::HashMap;
-use std::str::FromStr;
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::str::FromStr;
 
 /// How a scheme makes keys and signatures for a workload (the signer side, which the
 /// benchmark needs and the engine does not do).

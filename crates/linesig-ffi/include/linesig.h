@@ -24,8 +24,8 @@ typedef enum LinesigStatus {
   LINESIG_STATUS_THREAD_POOL = 4,
   // A bug in linesig (a caught panic); the call had no effect on the caller's data.
   LINESIG_STATUS_INTERNAL_ERROR = 5,
-  // The configuration asks for a feature that is not built yet (a non-zero
-  // `key_cache_bytes`: the hot-key cache).
+  // The configuration asks for a feature this build does not have. (Reserved: no
+  // setting returns it today; the hot-key cache, which once did, is built.)
   LINESIG_STATUS_NOT_BUILT = 6,
 } LinesigStatus;
 
@@ -52,9 +52,8 @@ typedef struct LinesigConfig {
   uint32_t batch_size;
   // Ed25519 backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma.
   uint32_t backend;
-  // Bytes for the hot-key cache; 0 = off. The cache is not built yet, so anything
-  // else is refused with `NotBuilt` (the field is here so that callers need not change
-  // when it lands).
+  // Bytes for the hot-key cache of Ed25519 keys' fixed-base tables; 0 = off. A value
+  // too small for one table (about 105 KB; 210 KB on avx2) is `InvalidConfig`.
   uint64_t key_cache_bytes;
 } LinesigConfig;
 

@@ -19,9 +19,11 @@ int main(void) {
     config.backend = 7;
     CHECK(linesig_engine_new(&config, &engine) == LINESIG_STATUS_INVALID_CONFIG);
     config.backend = 0;
-    config.key_cache_bytes = 64u << 20;             /* the hot-key cache is not built yet */
-    CHECK(linesig_engine_new(&config, &engine) == LINESIG_STATUS_NOT_BUILT && engine == NULL);
+    config.scheme = LINESIG_SCHEME_ED25519;
+    config.key_cache_bytes = 1000;                  /* too small for one key's table */
+    CHECK(linesig_engine_new(&config, &engine) == LINESIG_STATUS_INVALID_CONFIG && engine == NULL);
     config.key_cache_bytes = 0;
+    config.scheme = LINESIG_SCHEME_MLDSA44;
     config.workers = 2;
     config.batch_size = 3;
     CHECK(linesig_engine_new(&config, &engine) == LINESIG_STATUS_OK && engine != NULL);

@@ -237,7 +237,11 @@ fn key_cache_admits_hot_keys_only() {
             assert!(engine.verify(&items).iter().all(|v| v.is_valid()));
         }
         let s = engine.key_cache_stats().unwrap();
-        assert_eq!((s.entries, s.admissions, s.evictions), (4, 4, 0), "{backend}: {s:?}");
+        assert_eq!(
+            (s.entries, s.admissions, s.evictions),
+            (4, 4, 0),
+            "{backend}: {s:?}"
+        );
         assert!(s.hit_rate() > 0.4, "{backend}: {s:?}");
         assert!(s.used_bytes <= s.capacity_bytes, "{backend}: {s:?}");
     }

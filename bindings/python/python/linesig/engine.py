@@ -27,7 +27,10 @@ class Engine:
     (Zcash, Cosmos) or ``zip215-strict`` (Solana SIMD-0376).
     ``workers``: threads (default: all cores). ``batch_size``: items per work unit.
     ``backend``: ``auto`` (default), ``reference``, ``avx2`` or ``ifma``.
-    ``key_cache_mb`` must be 0: the hot-key cache is not built yet.
+    ``key_cache_mb``: megabytes for the cache of hot Ed25519 keys' fixed-base tables
+    (default 0: off); a key that keeps signing earns a table (about 0.1 MB) that makes
+    its later verifications two to three times cheaper. ``key_cache_stats()`` reports
+    its hit rate and memory.
     """
 
     def __init__(
@@ -40,6 +43,11 @@ class Engine:
         key_cache_mb: int = 0,
     ) -> None:
         self._engine = _native.Engine(scheme, policy, workers, batch_size, backend, key_cache_mb)
+
+    def key_cache_stats(self) -> Optional[dict]:
+        """The hot-key cache's counters (``hit_rate``, ``entries``, ``used_bytes``,
+        ``capacity_bytes``, ``admissions``, ``evictions``...), or None when it is off."""
+        return self._engine.key_cache_stats()
 
     scheme = property(lambda self: self._engine.scheme)
     policy = property(lambda self: self._engine.policy)

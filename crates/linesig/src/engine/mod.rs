@@ -149,14 +149,12 @@ impl EngineBuilder {
         let key_cache = match self.scheme {
             Scheme::Ed25519(_) if self.key_cache_bytes > 0 => {
                 let table_bytes = ed25519::key_table_bytes(backend);
-                Some(
-                    KeyCache::new(self.key_cache_bytes, table_bytes).ok_or(
-                        Error::KeyCacheTooSmall {
-                            bytes: self.key_cache_bytes,
-                            table_bytes: table_bytes + key_cache::SLOT_OVERHEAD,
-                        },
-                    )?,
-                )
+                Some(KeyCache::new(self.key_cache_bytes, table_bytes).ok_or(
+                    Error::KeyCacheTooSmall {
+                        bytes: self.key_cache_bytes,
+                        table_bytes: table_bytes + key_cache::SLOT_OVERHEAD,
+                    },
+                )?)
             }
             _ => None,
         };

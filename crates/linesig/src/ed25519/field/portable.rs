@@ -169,13 +169,18 @@ mod tests {
         let value = |l: &[u64; 5]| {
             l.iter()
                 .zip(LIMB_OFFSET)
-                .fold(BigUint::from(0u8), |acc, (&x, o)| acc + (BigUint::from(x) << o))
+                .fold(BigUint::from(0u8), |acc, (&x, o)| {
+                    acc + (BigUint::from(x) << o)
+                })
         };
         for n in 0..243usize {
-            let limbs: [u64; 5] = core::array::from_fn(|i| [top, 0, MASK51][(n / 3usize.pow(i as u32)) % 3]);
+            let limbs: [u64; 5] =
+                core::array::from_fn(|i| [top, 0, MASK51][(n / 3usize.pow(i as u32)) % 3]);
             let a = Fe1(limbs);
             check("mul at bound", a.mul(&a), |_| value(&limbs) * value(&limbs));
-            check("square at bound", a.square(), |_| value(&limbs) * value(&limbs));
+            check("square at bound", a.square(), |_| {
+                value(&limbs) * value(&limbs)
+            });
             check("sub at bound", Fe1::zero().sub(&a), |_| {
                 super::super::tests::p() * 16u8 - value(&limbs)
             });

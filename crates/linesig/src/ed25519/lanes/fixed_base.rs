@@ -13,8 +13,8 @@
 //! Entries are affine (Z = 1, normalised with one shared inversion per table), which
 //! saves a multiplication per addition and a quarter of the memory over cached points.
 
-use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
 use super::point::batch_invert;
+use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
 use super::{finish, pick, prepare_jobs, scalar, Job};
 use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
@@ -156,9 +156,8 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
 
     // Admitted keys: decode `LANES` at a time, tabulate those that pass.
     for chunk in to_build.chunks(F::LANES) {
-        let encodings: [[u8; 32]; MAX_LANES] = core::array::from_fn(|i| {
-            *entries[chunk[i.min(chunk.len() - 1)].start].public_key
-        });
+        let encodings: [[u8; 32]; MAX_LANES] =
+            core::array::from_fn(|i| *entries[chunk[i.min(chunk.len() - 1)].start].public_key);
         let (a, decoded) = decompress(&c, &encodings[..F::LANES]);
         let small = if rules.reject_small_order {
             a.small_order_mask()
@@ -229,8 +228,10 @@ fn sum_chunk<F: LaneField>(
 
     // Rows are read at random from tables bigger than L2: each is prefetched a few
     // additions ahead, as every digit is known up front.
-    let key_row = |i: usize, j: usize| &key_tables[i].position(j)[k_digits[i][j].unsigned_abs() as usize];
-    let base_row = |i: usize, j: usize| &basepoint.position(j)[s_digits[i][j].unsigned_abs() as usize];
+    let key_row =
+        |i: usize, j: usize| &key_tables[i].position(j)[k_digits[i][j].unsigned_abs() as usize];
+    let base_row =
+        |i: usize, j: usize| &basepoint.position(j)[s_digits[i][j].unsigned_abs() as usize];
     for j in 0..PREFETCH_AHEAD {
         (0..F::LANES).for_each(|i| prefetch(key_row(i, j)));
     }

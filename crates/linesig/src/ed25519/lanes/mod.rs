@@ -154,7 +154,12 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
 }
 
 /// Every entry of `range` is invalid for the same reason (its key's).
-fn reject_group(entries: &[UnitEntry<'_>], range: &Range<usize>, reason: Reject, out: &mut [Verdict]) {
+fn reject_group(
+    entries: &[UnitEntry<'_>],
+    range: &Range<usize>,
+    reason: Reject,
+    out: &mut [Verdict],
+) {
     for entry in &entries[range.clone()] {
         out[entry.slot as usize] = Verdict::Invalid(reason);
     }

@@ -262,7 +262,6 @@ impl<F: LaneField> Cached<F> {
             self.t2d.lane_limbs(lane),
         ]
     }
-
 }
 
 impl<F: LaneField> Addend<F> for Cached<F> {
