@@ -117,6 +117,8 @@ struct RunReport {
     count: usize,
     keys: usize,
     key_distribution: String,
+    /// K for `per-key:K` (1 for distinct keys); null for hot and Zipf keys.
+    msgs_per_key: Option<usize>,
     msg_size: usize,
     invalid_fraction: f64,
     invalid_count: usize,
@@ -523,6 +525,11 @@ fn report(
         count: workload.len(),
         keys: workload.public_keys.len(),
         key_distribution: args.keys().to_string(),
+        msgs_per_key: match args.keys() {
+            KeyDistribution::Distinct => Some(1),
+            KeyDistribution::PerKey(k) => Some(k),
+            _ => None,
+        },
         msg_size: args.msg_size,
         invalid_fraction: args.invalid,
         invalid_count: workload.invalid_count(),
@@ -635,8 +642,10 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
         println!("Lanes in use:           at most {n} per vector");
     }
     println!(
-        "Keys:                   {} ({} keys)",
-        r.key_distribution, r.keys
+        "Messages per key:       {:.2} on average ({}, {} keys)",
+        r.count as f64 / r.keys.max(1) as f64,
+        r.key_distribution,
+        r.keys
     );
     println!("Message size:           {} bytes", r.msg_size);
     println!(

@@ -170,6 +170,48 @@ fn bench_text_report_has_the_founding_lines() {
     }
 }
 
+/// `--keys hot:N --key-cache-mb`: the cache-off engine runs in the same rounds, and the
+/// report carries the ratio, the hit rate and the memory, within the bound.
+#[test]
+fn bench_reports_the_key_cache() {
+    let out = linesig_ok(
+        &[
+            "bench",
+            "--count",
+            "3000",
+            "--keys",
+            "hot:4",
+            "--key-cache-mb",
+            "8",
+            "--repeat",
+            "2",
+            "--json",
+            "--yardstick",
+            "none",
+            "--op-iterations",
+            "0",
+            "--workers",
+            "1",
+        ],
+        None,
+    );
+    let runs = json_lines(&out);
+    let r = &runs[0];
+    assert_eq!(r["status"], "SUCCESS");
+    assert_eq!(r["keys"], 4);
+    assert_eq!(r["key_distribution"], "hot:4");
+    let c = &r["key_cache"];
+    assert!(c["hit_rate"].as_f64().unwrap() > 0.5, "{c}");
+    assert!(c["speedup"].as_f64().unwrap() > 0.0, "{c}");
+    assert_eq!(c["entries"], 4);
+    assert!(c["used_bytes"].as_u64().unwrap() <= c["capacity_bytes"].as_u64().unwrap());
+    linesig_fails(
+        &["bench", "--keys", "zipf:0:10", "--count", "10"],
+        2,
+        "bad key distribution",
+    );
+}
+
 #[test]
 fn bench_sweep_marks_exactly_one_best() {
     let out = linesig_ok(
