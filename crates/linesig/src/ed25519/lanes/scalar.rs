@@ -1,11 +1,12 @@
 //! Scalars as signed fixed-width digits: every lane runs the same window schedule (no
 //! sparse NAF, whose data-dependent gaps would leave lanes idle).
 
-/// Digits d_0..d_{N−1} in radix 2^W (W = 4 or 8, N·W = 256) with x = Σ d_i·2^(W·i),
-/// d_i ∈ [−2^(W−1), 2^(W−1)) for i < N − 1 and the top digit in [−2^(W−1), 2^(W−1)];
-/// needs x < 2^255 (true of every scalar below L here).
+/// Digits d_0..d_{N−1} in radix 2^W (W ≤ 8, so a digit spans at most two bytes; N·W ≥
+/// 255) with x = Σ d_i·2^(W·i), d_i ∈ [−2^(W−1), 2^(W−1)) for i < N − 1 and the top
+/// digit in [−2^(W−1), 2^(W−1)]; needs x < 2^253 when N·W = 255 (true of every scalar
+/// below L), else x < 2^255.
 pub(crate) fn signed_digits<const W: u32, const N: usize>(x: &[u8; 32]) -> [i16; N] {
-    debug_assert_eq!(W as usize * N, 256);
+    debug_assert!(W <= 8 && W as usize * N >= 255);
     let mask = (1u16 << W) - 1;
     let mut d = [0i16; N];
     for (i, digit) in d.iter_mut().enumerate() {
@@ -68,6 +69,10 @@ mod tests {
             }
             check::<4, 64>(&x, radix16(&x));
             check::<8, 32>(&x, radix256(&x));
+            if round % 2 == 0 {
+                // Below 2^253, as the fixed-base tables' radix-32 digits need.
+                check::<5, 51>(&x, signed_digits::<5, 51>(&x));
+            }
         }
     }
 }
