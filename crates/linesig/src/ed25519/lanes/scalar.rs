@@ -69,10 +69,15 @@ mod tests {
             }
             check::<4, 64>(&x, radix16(&x));
             check::<8, 32>(&x, radix256(&x));
-            if round % 2 == 0 {
-                // Below 2^253, as the fixed-base tables' radix-32 digits need.
-                check::<5, 51>(&x, signed_digits::<5, 51>(&x));
+            // Below 2^253, as the fixed-base tables' radix-32 digits need (with the
+            // largest such value among the rounds).
+            let mut below = x;
+            below[31] &= 0x1f;
+            if round == 0 {
+                below = [0xff; 32];
+                below[31] = 0x1f;
             }
+            check::<5, 51>(&below, signed_digits::<5, 51>(&below));
         }
     }
 }
