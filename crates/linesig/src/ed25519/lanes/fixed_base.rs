@@ -15,7 +15,7 @@
 
 use super::point::batch_invert;
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
-use super::{finish, pick, prepare_jobs, scalar, Job};
+use super::{decode_keys, finish, pick, prepare_jobs, scalar, Job};
 use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
 use crate::ed25519::sha512::LaneWords;
@@ -156,17 +156,9 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
 
     // Admitted keys: decode `LANES` at a time, tabulate those that pass.
     for chunk in to_build.chunks(F::LANES) {
-        let encodings: [[u8; 32]; MAX_LANES] =
-            core::array::from_fn(|i| *entries[chunk[i.min(chunk.len() - 1)].start].public_key);
-        let (a, decoded) = decompress(&c, &encodings[..F::LANES]);
-        let small = if rules.reject_small_order {
-            a.small_order_mask()
-        } else {
-            0
-        };
-        let live = ((1u16 << chunk.len()) - 1) as u8;
-        let keep = live & decoded & !small;
-        let mut built = build(&c, &a.neg(), KEY_WINDOW, KEY_POSITIONS, keep).into_iter();
+        let keys = decode_keys(rules, &c, entries, chunk);
+        let keep = keys.keep;
+        let mut built = build(&c, &keys.minus_a, KEY_WINDOW, KEY_POSITIONS, keep).into_iter();
         for (lane, range) in chunk.iter().enumerate() {
             if keep >> lane & 1 == 0 {
                 cold.push(range.clone());

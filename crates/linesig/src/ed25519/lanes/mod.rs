@@ -118,17 +118,13 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
     }
     let mut tables: Vec<Table<F>> = Vec::with_capacity(to_decode.len());
     for chunk in to_decode.chunks(F::LANES) {
-        let encodings: [[u8; 32]; MAX_LANES] =
-            core::array::from_fn(|i| *entries[chunk[i.min(chunk.len() - 1)].start].public_key);
-        let (a, decoded) = decompress(&c, &encodings[..F::LANES]);
-        let small = if rules.reject_small_order {
-            a.small_order_mask()
-        } else {
-            0
-        };
-        let live = ((1u16 << chunk.len()) - 1) as u8;
-        let keep = live & decoded & !small;
-        build_tables(&c, &a.neg(), keep, &mut tables);
+        let DecodedKeys {
+            minus_a,
+            decoded,
+            small,
+            keep,
+        } = decode_keys(rules, &c, entries, chunk);
+        build_tables(&c, &minus_a, keep, &mut tables);
         let mut next = tables.len() as u32 - keep.count_ones();
         for (lane, range) in chunk.iter().enumerate() {
             if decoded >> lane & 1 == 0 {
@@ -151,6 +147,42 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
         .map(|chunk| sum_chunk(&tables, basepoint_table, chunk))
         .collect();
     finish(rules, &c, &sums, &chunks, out);
+}
+
+/// The keys of up to `F::LANES` groups, decoded in lanes.
+struct DecodedKeys<F> {
+    /// −A in each lane (garbage where the key did not decode).
+    minus_a: Extended<F>,
+    /// Lanes whose key decoded; of those, lanes of small order where the policy rejects
+    /// them; and the lanes that pass both (among the chunk's).
+    decoded: u8,
+    small: u8,
+    keep: u8,
+}
+
+/// Decode the key of each group in `chunk` (at most `F::LANES`) under `rules`.
+#[inline(always)]
+fn decode_keys<F: LaneField>(
+    rules: Rules,
+    c: &Constants<F>,
+    entries: &[UnitEntry<'_>],
+    chunk: &[Range<usize>],
+) -> DecodedKeys<F> {
+    let encodings: [[u8; 32]; MAX_LANES] =
+        core::array::from_fn(|i| *entries[chunk[i.min(chunk.len() - 1)].start].public_key);
+    let (a, decoded) = decompress(c, &encodings[..F::LANES]);
+    let small = if rules.reject_small_order {
+        a.small_order_mask()
+    } else {
+        0
+    };
+    let live = ((1u16 << chunk.len()) - 1) as u8;
+    DecodedKeys {
+        minus_a: a.neg(),
+        decoded,
+        small,
+        keep: live & decoded & !small,
+    }
 }
 
 /// Every entry of `range` is invalid for the same reason (its key's).
