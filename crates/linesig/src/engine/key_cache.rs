@@ -38,6 +38,8 @@ const SKETCH_COUNTERS_PER_SLOT: usize = 256;
 /// Most shards; a small cache has fewer, each with at least `MIN_SLOTS_PER_SHARD`.
 const MAX_SHARDS: usize = 64;
 const MIN_SLOTS_PER_SHARD: usize = 8;
+/// Most counters in one sketch row (reached past ~4,000 slots a shard, ~27 GB of tables).
+const MAX_SKETCH_WIDTH: usize = 1 << 20;
 
 /// A backend's table for one key, shared with the work units using it.
 pub(crate) type Table = Arc<dyn Any + Send + Sync>;
@@ -136,7 +138,10 @@ impl Sketch {
     /// average at most 1/4 (plus the halved rest), so a key seen once reads ≥ `ADMIT_AT`
     /// only if all four of its counters collided that often: about (0.002)^4.
     fn add(&mut self, h: u64, weight: u32) -> u32 {
-        let new = (self.estimate(h) + weight).min(u32::from(u8::MAX));
+        let new = self
+            .estimate(h)
+            .saturating_add(weight)
+            .min(u32::from(u8::MAX));
         for r in 0..SKETCH_ROWS {
             let i = self.index(h, r);
             self.counters[i] = self.counters[i].max(new as u8);
@@ -201,12 +206,14 @@ impl KeyCache {
             .map(|i| {
                 // Spread the remainder so the capacities sum to max_entries.
                 let capacity = max_entries / shards + usize::from(i < max_entries % shards);
-                // A power of two no larger than what the slots are charged for.
-                let counters = capacity * SKETCH_COUNTERS_PER_SLOT;
+                // A power of two no larger than what the slots are charged for, and at
+                // most MAX_SKETCH_WIDTH (4 MB a shard), so even an absurd bound
+                // allocates little up front; slots and index grow as keys arrive.
+                let counters = (capacity * SKETCH_COUNTERS_PER_SLOT).min(MAX_SKETCH_WIDTH);
                 let width = 1 << (usize::BITS - 1 - counters.leading_zeros());
                 Mutex::new(Shard {
-                    index: HashMap::with_capacity(capacity),
-                    slots: Vec::with_capacity(capacity),
+                    index: HashMap::new(),
+                    slots: Vec::new(),
                     capacity,
                     hand: 0,
                     sketch: Sketch::new(width),
@@ -358,6 +365,15 @@ mod tests {
     fn too_small_for_one_table_is_none() {
         assert!(KeyCache::new(TABLE, TABLE).is_none());
         assert!(KeyCache::new(TABLE + SLOT_OVERHEAD, TABLE).is_some());
+    }
+
+    /// An absurd bound allocates a bounded sketch up front, nothing per slot.
+    #[test]
+    fn a_huge_bound_allocates_little() {
+        let cache = KeyCache::new(usize::MAX / 2, TABLE).unwrap();
+        assert!(touch(&cache, &key(1), 100) || matches!(cache.lookup(&key(1), 1), Lookup::Hit(_)));
+        let s = cache.stats();
+        assert_eq!(s.entries, 1);
     }
 
     #[test]
