@@ -13,9 +13,14 @@
 //!    (four doublings and one addition from the key's table per window) with S in 32
 //!    signed radix-256 digits added every other window from a static table of 0..128·B
 //!    (so B costs 32 additions and no doublings of its own; the same schedule in every lane),
-//!    then `Strict` compresses and compares bytes with R, and the cofactored policies
-//!    decode R and test [8]([S]B − [k]A − R) = O. A ragged tail fills its spare lanes
-//!    with copies of a real job and drops their results.
+//!    then `Strict` compresses (one inversion shared by the whole unit) and compares
+//!    bytes with R, and the cofactored policies decode R and test
+//!    [8]([S]B − [k]A − R) = O. A ragged tail fills its spare lanes with copies of a
+//!    real job and drops their results.
+//!
+//! With the key cache on, keys that keep signing skip both steps' key work: `fixed_base`
+//! verifies them on their cached fixed-base tables (no doublings), before the rest
+//! take the path above.
 
 mod fixed_base;
 mod point;
