@@ -271,7 +271,9 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
         if let Some(n) = args.lanes {
             builder = builder.lanes(n);
         }
-        let cached = builder.clone().key_cache(args.key_cache_mb << 20);
+        let cached = builder
+            .clone()
+            .key_cache(args.key_cache_mb.saturating_mul(1 << 20));
         engines.push(cached.build().map_err(|e| CliError::usage(e.to_string()))?);
         if args.key_cache_mb > 0 && !args.sweep && matches!(scheme, Scheme::Ed25519(_)) {
             cache_off = Some((
