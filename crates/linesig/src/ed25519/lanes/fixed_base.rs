@@ -15,7 +15,7 @@
 
 use super::point::batch_invert;
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
-use super::{decode_keys, finish, pick, prepare_jobs, scalar, Job};
+use super::{decode_keys, finish, lane_digits, pick, prepare_jobs, Job};
 use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
 use crate::ed25519::sha512::LaneWords;
@@ -200,21 +200,8 @@ fn sum_chunk<F: LaneField>(
     chunk: &[Job],
 ) -> Extended<F> {
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
-    // Digits for the backend's lanes only (the arrays are sized for the widest).
-    let k_digits: [[i16; KEY_POSITIONS]; MAX_LANES] = core::array::from_fn(|i| {
-        if i < F::LANES {
-            scalar::signed_digits::<KEY_WINDOW, KEY_POSITIONS>(&job(i).k)
-        } else {
-            [0; KEY_POSITIONS]
-        }
-    });
-    let s_digits: [[i16; BASE_POSITIONS]; MAX_LANES] = core::array::from_fn(|i| {
-        if i < F::LANES {
-            scalar::signed_digits::<BASE_WINDOW, BASE_POSITIONS>(&job(i).s)
-        } else {
-            [0; BASE_POSITIONS]
-        }
-    });
+    let k_digits = lane_digits::<F, KEY_WINDOW, KEY_POSITIONS>(chunk, |j| &j.k);
+    let s_digits = lane_digits::<F, BASE_WINDOW, BASE_POSITIONS>(chunk, |j| &j.s);
     let key_tables: [&FixedBaseTable<F>; MAX_LANES] =
         core::array::from_fn(|i| tables[job(i).table as usize]);
 
@@ -270,6 +257,7 @@ fn prefetch<T>(row: &T) {
 #[cfg(test)]
 mod tests {
     use super::super::super::field::portable::Fe1;
+    use super::super::scalar;
     use super::*;
     use curve25519_dalek::{EdwardsPoint, Scalar};
     use rand::{RngCore, SeedableRng};

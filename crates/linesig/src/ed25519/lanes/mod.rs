@@ -244,6 +244,23 @@ fn prepare_jobs<W: LaneWords>(
     jobs
 }
 
+/// Signed radix-2^W digits of `scalar(job)` for each of the backend's lanes (a ragged
+/// chunk repeats its last job). The arrays are sized for the widest backend; lanes past
+/// `F::LANES` stay zero rather than being recoded for nothing.
+#[inline(always)]
+fn lane_digits<F: LaneField, const W: u32, const N: usize>(
+    chunk: &[Job],
+    scalar: impl Fn(&Job) -> &[u8; 32],
+) -> [[i16; N]; MAX_LANES] {
+    core::array::from_fn(|i| {
+        if i < F::LANES {
+            scalar::signed_digits::<W, N>(scalar(&chunk[i.min(chunk.len() - 1)]))
+        } else {
+            [0; N]
+        }
+    })
+}
+
 /// Lane i's entry ±digits[i][at] of `table(i)`, negated where the digit is negative.
 #[inline(always)]
 fn pick<'t, F, A, const N: usize>(
@@ -273,8 +290,8 @@ fn sum_chunk<F: LaneField>(
     chunk: &[Job],
 ) -> Extended<F> {
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
-    let k_digits: [[i16; 64]; MAX_LANES] = core::array::from_fn(|i| scalar::radix16(&job(i).k));
-    let s_digits: [[i16; 32]; MAX_LANES] = core::array::from_fn(|i| scalar::radix256(&job(i).s));
+    let k_digits = lane_digits::<F, 4, 64>(chunk, |j| &j.k);
+    let s_digits = lane_digits::<F, 8, 32>(chunk, |j| &j.s);
     let key_tables: [&Table<F>; MAX_LANES] =
         core::array::from_fn(|i| &tables[job(i).table as usize]);
 

@@ -23,16 +23,6 @@ pub(crate) fn signed_digits<const W: u32, const N: usize>(x: &[u8; 32]) -> [i16;
     d
 }
 
-/// Radix-16 digits, for the per-key tables of multiples 0..8.
-pub(crate) fn radix16(x: &[u8; 32]) -> [i16; 64] {
-    signed_digits::<4, 64>(x)
-}
-
-/// Radix-256 digits, for the static base-point table of multiples 0..128.
-pub(crate) fn radix256(x: &[u8; 32]) -> [i16; 32] {
-    signed_digits::<8, 32>(x)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,8 +57,8 @@ mod tests {
                 x = [0x80; 32];
                 x[31] = 0x7f;
             }
-            check::<4, 64>(&x, radix16(&x));
-            check::<8, 32>(&x, radix256(&x));
+            check::<4, 64>(&x, signed_digits::<4, 64>(&x));
+            check::<8, 32>(&x, signed_digits::<8, 32>(&x));
             // Below 2^253, as the fixed-base tables' radix-32 digits need (with the
             // largest such value among the rounds).
             let mut below = x;
