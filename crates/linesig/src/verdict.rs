@@ -126,6 +126,15 @@ impl From<Result<(), Reject>> for Verdict {
     }
 }
 
+impl From<Verdict> for Result<(), Reject> {
+    fn from(verdict: Verdict) -> Self {
+        match verdict {
+            Verdict::Valid => Ok(()),
+            Verdict::Invalid(reason) => Err(reason),
+        }
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

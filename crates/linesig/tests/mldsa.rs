@@ -5,8 +5,8 @@
 mod common;
 
 use common::{unhex, vectors_dir};
-use linesig::mldsa::{self, ParameterSet};
-use linesig::{Engine, Item, Reject, Scheme, Verdict};
+use linesig::mldsa::{self, Implementation, ParameterSet};
+use linesig::{Backend, Engine, Item, Reject, Scheme, Verdict};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
@@ -57,12 +57,19 @@ fn acvp_signature_verification_internal() {
         let ps = parameter_set(group["parameterSet"].as_str().unwrap());
         let pk = unhex(group["pk"].as_str().unwrap());
         for t in group["tests"].as_array().unwrap() {
-            let verdict = mldsa::verify_internal(
-                ps,
-                &pk,
-                &unhex(t["message"].as_str().unwrap()),
-                &unhex(t["signature"].as_str().unwrap()),
+            let (message, signature) = (
+                unhex(t["message"].as_str().unwrap()),
+                unhex(t["signature"].as_str().unwrap()),
             );
+            let verdict = mldsa::verify_internal(ps, &pk, &message, &signature);
+            for implementation in Implementation::supported() {
+                assert_eq!(
+                    mldsa::verify_internal_on(implementation, ps, &pk, &message, &signature),
+                    verdict,
+                    "{ps} tcId {} on {implementation:?}",
+                    t["tcId"]
+                );
+            }
             let want = t["testPassed"].as_bool().unwrap();
             assert_eq!(
                 verdict.is_valid(),
@@ -105,13 +112,9 @@ fn wycheproof_mldsa44_through_the_engine() {
         .iter()
         .map(|(_, pk, m, s, c, ..)| Item::new(pk, m, s).with_context(c))
         .collect();
-    let engine = Engine::builder()
-        .scheme(Scheme::MlDsa(ParameterSet::MlDsa44))
-        .workers(2)
-        .batch_size(5)
-        .build()
-        .unwrap();
-    let verdicts = engine.verify(&items);
+    let ps = ParameterSet::MlDsa44;
+    let verdicts: Vec<Verdict> = items.iter().map(|i| mldsa::verify(ps, i)).collect();
+    assert_every_path_agrees(ps, &items, &verdicts);
     let mut valid = 0;
     for ((tc, pk, _, sig, ctx, want, flags), verdict) in owned.iter().zip(&verdicts) {
         assert_eq!(verdict.is_valid(), *want, "tcId {tc} {flags}: {verdict}");
@@ -130,6 +133,40 @@ fn wycheproof_mldsa44_through_the_engine() {
         valid += usize::from(verdict.is_valid());
     }
     assert_eq!((verdicts.len(), valid), (180, 77));
+}
+
+/// Every implementation (libcrux, linesig's verifier on every lane width this CPU runs)
+/// and every engine backend, with the expanded-key cache off and on (three passes, so
+/// keys signing four times or more are served from it), gives exactly `expected`,
+/// reasons included.
+fn assert_every_path_agrees(ps: ParameterSet, items: &[Item<'_>], expected: &[Verdict]) {
+    for implementation in Implementation::supported() {
+        for (n, (item, want)) in items.iter().zip(expected).enumerate() {
+            assert_eq!(mldsa::verify_on(implementation, ps, item), *want, "{ps} item {n} on {implementation:?}");
+        }
+    }
+    for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+        for cache_bytes in [0, 4 << 20] {
+            let engine = Engine::builder()
+                .scheme(Scheme::MlDsa(ps))
+                .backend(backend)
+                .key_cache(cache_bytes)
+                .workers(2)
+                .batch_size(5)
+                .build()
+                .unwrap();
+            for pass in 0..if cache_bytes == 0 { 1 } else { 3 } {
+                let verdicts = engine.verify(items);
+                for (n, (got, want)) in verdicts.iter().zip(expected).enumerate() {
+                    assert_eq!(got, want, "{ps} item {n} on {backend}, cache {cache_bytes} B, pass {pass}");
+                }
+            }
+            if cache_bytes > 0 {
+                let stats = engine.key_cache_stats().unwrap();
+                assert!(stats.hit_signatures > 0, "{ps} on {backend}: the cache served nothing: {stats:?}");
+            }
+        }
+    }
 }
 
 /// (public key, message, signature, context, what was done to it).
@@ -243,13 +280,8 @@ fn differential_against_pqclean_over_every_corruption_class() {
             .iter()
             .map(|(k, m, s, c, _)| Item::new(k, m, s).with_context(c))
             .collect();
-        let engine = Engine::builder()
-            .scheme(Scheme::MlDsa(ps))
-            .workers(2)
-            .batch_size(3)
-            .build()
-            .unwrap();
-        let verdicts = engine.verify(&items);
+        let verdicts: Vec<Verdict> = items.iter().map(|i| mldsa::verify(ps, i)).collect();
+        assert_every_path_agrees(ps, &items, &verdicts);
         let mut accepted = 0;
         for ((case, item), verdict) in cases.iter().zip(&items).zip(&verdicts) {
             assert_eq!(
@@ -258,7 +290,6 @@ fn differential_against_pqclean_over_every_corruption_class() {
                 "{ps} '{}': linesig says {verdict}",
                 case.4
             );
-            assert_eq!(*verdict, mldsa::verify(ps, item));
             accepted += usize::from(verdict.is_valid());
             if case.4 == "valid" {
                 assert!(verdict.is_valid());

@@ -147,8 +147,12 @@ impl EngineBuilder {
             return Err(Error::UnsupportedBackend(backend));
         }
         let key_cache = match self.scheme {
-            Scheme::Ed25519(_) if self.key_cache_bytes > 0 => {
-                let table_bytes = ed25519::key_table_bytes(backend);
+            _ if self.key_cache_bytes == 0 => None,
+            scheme => {
+                let table_bytes = match scheme {
+                    Scheme::Ed25519(_) => ed25519::key_table_bytes(backend),
+                    Scheme::MlDsa(parameter_set) => mldsa::expanded_key_bytes(parameter_set),
+                };
                 Some(KeyCache::new(self.key_cache_bytes, table_bytes).ok_or(
                     Error::KeyCacheTooSmall {
                         bytes: self.key_cache_bytes,
@@ -156,7 +160,6 @@ impl EngineBuilder {
                     },
                 )?)
             }
-            _ => None,
         };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(workers)
@@ -316,7 +319,10 @@ impl Engine {
                 let cache = self.key_cache.as_ref();
                 ed25519::verify_unit(policy, self.backend, self.lanes, cache, items, start, out)
             }
-            Scheme::MlDsa(parameter_set) => mldsa::verify_unit(parameter_set, items, start, out),
+            Scheme::MlDsa(parameter_set) => {
+                let cache = self.key_cache.as_ref();
+                mldsa::verify_unit(parameter_set, self.backend, cache, items, start, out)
+            }
         }
     }
 }

@@ -7,14 +7,35 @@
 //! the verification failures of Algorithm 8 map to `MalformedHint` (HintBitUnpack
 //! fails), `NormBoundExceeded` (‖z‖∞ ≥ γ1 − β) and `EquationFailed` (c̃ mismatch).
 //!
+//! Two verifiers give those verdicts, bit for bit (differential tests hold them to it):
+//! - libcrux's, the reference: [`verify`], [`verify_internal`] and the engine's
+//!   `reference` backend;
+//! - linesig's own ([`verify::ExpandedKey`]): the NTT on AVX2 (`avx2` backend) or
+//!   AVX-512 (`ifma` backend) lanes, and an expanded form of each public key that the
+//!   engine's key cache keeps for keys that keep signing. The `reference` backend serves
+//!   cached keys on the portable lanes.
+//!
 //! Key generation and signing exist for benchmarks and fixtures; verifying handles
 //! public data only.
 
+mod arith;
+mod encoding;
+pub(crate) mod keccak;
+pub(crate) mod lanes;
+mod sample;
+pub(crate) mod verify;
+
+use crate::ed25519::Backend;
+use crate::engine::key_cache::{KeyCache, Lookup};
 use crate::item::{Item, ItemSource};
 use crate::verdict::{Reject, Verdict};
+use lanes::portable::Portable;
+use lanes::Lanes;
 use libcrux_ml_dsa::{MLDSASignature, MLDSASigningKey, MLDSAVerificationKey, VerificationError};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+use verify::{DecodedSignature, ExpandedKey};
 
 /// Longest context string FIPS 204 §5.2 allows.
 pub const MAX_CONTEXT_LEN: usize = 255;
@@ -82,6 +103,62 @@ impl ParameterSet {
 
     pub fn signature_len(self) -> usize {
         self.sizes().2
+    }
+}
+
+/// The constants of FIPS 204 Table 1 that verification uses.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Params {
+    /// Rows and columns of A.
+    pub(crate) k: usize,
+    pub(crate) l: usize,
+    /// ±1 coefficients of c.
+    pub(crate) tau: usize,
+    /// Bytes of c̃ (λ/4).
+    pub(crate) commitment_hash_len: usize,
+    /// γ1 = 2^gamma1_bits.
+    pub(crate) gamma1_bits: u32,
+    pub(crate) gamma2: i32,
+    pub(crate) beta: i32,
+    /// Most hint bits set (ω).
+    pub(crate) omega: usize,
+}
+
+impl Params {
+    /// Bytes of one packed z polynomial: 256 coefficients of bits(γ1) + 1 bits.
+    pub(crate) fn z_bytes(&self) -> usize {
+        32 * (self.gamma1_bits as usize + 1)
+    }
+
+    /// Bytes of one w1Encode'd polynomial: 6 bits a coefficient for γ2 = (q − 1)/88,
+    /// else 4.
+    pub(crate) fn w1_bytes(&self) -> usize {
+        if self.gamma2 == (arith::Q - 1) / 88 {
+            192
+        } else {
+            128
+        }
+    }
+}
+
+impl ParameterSet {
+    pub(crate) fn params(self) -> Params {
+        let (q, k, l, tau, commitment_hash_len, gamma1_bits, gamma2_divisor, beta, omega) =
+            match self {
+                ParameterSet::MlDsa44 => (arith::Q, 4, 4, 39, 32, 17, 88, 78, 80),
+                ParameterSet::MlDsa65 => (arith::Q, 6, 5, 49, 48, 19, 32, 196, 55),
+                ParameterSet::MlDsa87 => (arith::Q, 8, 7, 60, 64, 19, 32, 120, 75),
+            };
+        Params {
+            k,
+            l,
+            tau,
+            commitment_hash_len,
+            gamma1_bits,
+            gamma2: (q - 1) / gamma2_divisor,
+            beta,
+            omega,
+        }
     }
 }
 
@@ -224,14 +301,277 @@ pub fn verify_internal(
     Verdict::from(result)
 }
 
-/// Verify items `start..start + out.len()` into `out`.
-pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
+/// Bytes of one expanded public key (the key cache's unit): Â, NTT(t1·2^d), tr and
+/// the key itself. About 21 KB for ML-DSA-44, 38 KB for 65 and 68 KB for 87.
+pub fn expanded_key_bytes(parameter_set: ParameterSet) -> usize {
+    ExpandedKey::bytes(parameter_set)
+}
+
+/// Which verifier runs: libcrux, or linesig's own on some lanes. For tests and
+/// benchmarks that compare them; the engine picks by its backend.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Implementation {
+    Libcrux,
+    /// linesig's verifier on portable lanes of width 1, 8 or 16 (the AVX2 and AVX-512
+    /// layouts, on any CPU).
+    Portable(usize),
+    Avx2,
+    Avx512,
+}
+
+impl Implementation {
+    /// Every implementation this CPU can run.
+    pub fn supported() -> Vec<Implementation> {
+        let mut all = vec![
+            Implementation::Libcrux,
+            Implementation::Portable(1),
+            Implementation::Portable(8),
+            Implementation::Portable(16),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if lanes::avx2::supported() {
+                all.push(Implementation::Avx2);
+            }
+            if lanes::avx512::supported() {
+                all.push(Implementation::Avx512);
+            }
+        }
+        all
+    }
+}
+
+/// ML-DSA.Verify_internal on `implementation`, M′ given in pieces; lengths unchecked
+/// by the caller are checked here.
+fn verify_pieces_on(
+    implementation: Implementation,
     parameter_set: ParameterSet,
+    public_key: &[u8],
+    message: &[&[u8]],
+    signature: &[u8],
+) -> Result<(), Reject> {
+    if public_key.len() != parameter_set.public_key_len()
+        || signature.len() != parameter_set.signature_len()
+    {
+        return Err(Reject::BadLength);
+    }
+    fn run<L: Lanes>(ps: ParameterSet, pk: &[u8], m: &[&[u8]], sig: &[u8]) -> Result<(), Reject> {
+        verify::verify_pieces::<L>(ps, &ExpandedKey::new::<L>(ps, pk), sig, m)
+    }
+    match implementation {
+        Implementation::Libcrux => {
+            verify_internal(parameter_set, public_key, &message.concat(), signature).into()
+        }
+        Implementation::Portable(8) => run::<Portable<8>>(parameter_set, public_key, message, signature),
+        Implementation::Portable(16) => run::<Portable<16>>(parameter_set, public_key, message, signature),
+        Implementation::Portable(_) => run::<Portable<1>>(parameter_set, public_key, message, signature),
+        #[cfg(target_arch = "x86_64")]
+        Implementation::Avx2 if lanes::avx2::supported() => {
+            run::<lanes::avx2::Avx2>(parameter_set, public_key, message, signature)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Implementation::Avx512 if lanes::avx512::supported() => {
+            run::<lanes::avx512::Avx512>(parameter_set, public_key, message, signature)
+        }
+        _ => panic!("{implementation:?} is not supported on this CPU"),
+    }
+}
+
+/// [`verify`] on a chosen implementation (panics if this CPU cannot run it).
+#[doc(hidden)]
+pub fn verify_on(implementation: Implementation, parameter_set: ParameterSet, item: &Item<'_>) -> Verdict {
+    if item.context.len() > MAX_CONTEXT_LEN {
+        return Verdict::Invalid(Reject::BadContext);
+    }
+    let prefix = [0, item.context.len() as u8];
+    let message: [&[u8]; 3] = [&prefix, item.context, item.message];
+    verify_pieces_on(implementation, parameter_set, item.public_key, &message, item.signature).into()
+}
+
+/// [`verify_internal`] on a chosen implementation (panics if this CPU cannot run it).
+#[doc(hidden)]
+pub fn verify_internal_on(
+    implementation: Implementation,
+    parameter_set: ParameterSet,
+    public_key: &[u8],
+    formatted_message: &[u8],
+    signature: &[u8],
+) -> Verdict {
+    verify_pieces_on(implementation, parameter_set, public_key, &[formatted_message], signature).into()
+}
+
+/// The cache's 32-byte name for a public key: 24 bytes of ρ and a keyed hash of the
+/// whole key. Names may collide (a hit is confirmed against the whole key), but
+/// nobody without the per-process hash key can make a key collide with another.
+fn cache_name(public_key: &[u8]) -> [u8; 32] {
+    use std::hash::BuildHasher;
+    static HASHER: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
+    let mut name = [0u8; 32];
+    name[..24].copy_from_slice(&public_key[..24]);
+    name[24..].copy_from_slice(&HASHER.get_or_init(Default::default).hash_one(public_key).to_le_bytes());
+    name
+}
+
+/// One item on lanes `L`, through the key cache where there is one. Keys the cache does
+/// not hold go to libcrux when `libcrux_cold` (the `reference` backend), else are
+/// expanded for this item alone.
+#[inline(always)]
+fn verify_item<L: Lanes>(
+    parameter_set: ParameterSet,
+    cache: Option<&KeyCache>,
+    libcrux_cold: bool,
+    item: &Item<'_>,
+) -> Result<(), Reject> {
+    if item.context.len() > MAX_CONTEXT_LEN {
+        return Err(Reject::BadContext);
+    }
+    if item.public_key.len() != parameter_set.public_key_len()
+        || item.signature.len() != parameter_set.signature_len()
+    {
+        return Err(Reject::BadLength);
+    }
+    let cached = cache.and_then(|cache| {
+        let name = cache_name(item.public_key);
+        match cache.lookup(&name, 1) {
+            Lookup::Hit(table) => Arc::downcast::<ExpandedKey>(table)
+                .ok()
+                .filter(|key| key.is_for(item.public_key)),
+            Lookup::Admit => {
+                let key = Arc::new(ExpandedKey::new::<L>(parameter_set, item.public_key));
+                cache.insert(&name, key.clone());
+                Some(key)
+            }
+            Lookup::Miss => None,
+        }
+    });
+    if cached.is_none() && libcrux_cold {
+        return verify(parameter_set, item).into();
+    }
+    let mut signature = DecodedSignature::decode(&parameter_set.params(), item.signature)?;
+    let key = match cached {
+        Some(key) => key,
+        None => Arc::new(ExpandedKey::new::<L>(parameter_set, item.public_key)),
+    };
+    let prefix = [0, item.context.len() as u8];
+    let mu = verify::message_representative(&key.tr, &[&prefix, item.context, item.message]);
+    verify::verify_with_key::<L>(parameter_set, &key, &mut signature, &mu)
+}
+
+#[inline(always)]
+fn verify_items<L: Lanes, S: ItemSource + ?Sized>(
+    parameter_set: ParameterSet,
+    cache: Option<&KeyCache>,
+    libcrux_cold: bool,
     items: &S,
     start: usize,
     out: &mut [Verdict],
 ) {
     for (offset, verdict) in out.iter_mut().enumerate() {
-        *verdict = verify(parameter_set, &items.item(start + offset));
+        let item = items.item(start + offset);
+        *verdict = verify_item::<L>(parameter_set, cache, libcrux_cold, &item).into();
+    }
+}
+
+/// Verify items `start..start + out.len()` into `out` on `backend`: `avx2` and `ifma`
+/// run linesig's verifier on AVX2 and AVX-512 lanes, `reference` runs libcrux (and
+/// cached keys on the portable lanes). A backend this CPU lacks falls back to
+/// `reference` (the engine never selects one).
+pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
+    parameter_set: ParameterSet,
+    backend: Backend,
+    cache: Option<&KeyCache>,
+    items: &S,
+    start: usize,
+    out: &mut [Verdict],
+) {
+    match backend {
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2 if lanes::avx2::supported() => {
+            verify_items::<lanes::avx2::Avx2, S>(parameter_set, cache, false, items, start, out)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Ifma if lanes::avx512::supported() => {
+            verify_items::<lanes::avx512::Avx512, S>(parameter_set, cache, false, items, start, out)
+        }
+        _ => verify_items::<Portable<1>, S>(parameter_set, cache, true, items, start, out),
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod phase_timing {
+    use super::*;
+    use std::time::Instant;
+
+    fn run(pk: &[u8], sig: &[u8]) {
+        use lanes::avx2::Avx2;
+        let ps = ParameterSet::MlDsa44;
+        let p = ps.params();
+        let n = 2000;
+        let time = |name: &str, f: &mut dyn FnMut()| {
+            let t = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            println!("{name}: {:.2} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
+        };
+        let rho: [u8; 32] = pk[..32].try_into().unwrap();
+        let mut m = vec![lanes::Poly::ZERO; 16];
+        time("expand_a x4", &mut || sample::expand_a::<Avx2>(&rho, 4, &mut m));
+        time("own avx2 permute x20", &mut || {
+            use keccak::{avx2::KeccakAvx2, KeccakLanes};
+            let mut st = [KeccakAvx2::splat(1); 25];
+            for _ in 0..20 { KeccakAvx2::permute(&mut st); }
+            std::hint::black_box(&st);
+        });
+        time("own portable4 permute x20", &mut || {
+            use keccak::{portable::PortableKeccak, KeccakLanes};
+            let mut st = [PortableKeccak::<4>::splat(1); 25];
+            for _ in 0..20 { PortableKeccak::<4>::permute(&mut st); }
+            std::hint::black_box(&st);
+        });
+        time("x1 squeeze only x16", &mut || {
+            use libcrux_sha3::portable::incremental as shake;
+            let mut b = [0u8; 840];
+            for _ in 0..16 {
+                let mut st = shake::shake128_init();
+                shake::shake128_absorb_final(&mut st, &rho);
+                shake::shake128_squeeze_first_five_blocks(&mut st, &mut b);
+            }
+            std::hint::black_box(&b);
+        });
+        time("expand_a portable", &mut || sample::expand_a::<Portable<8>>(&rho, 4, &mut m));
+        let mut poly = m[0];
+        time("ntt avx2", &mut || lanes::ntt::<Avx2>(&mut poly));
+        time("reduce+invntt avx2", &mut || { lanes::reduce::<Avx2>(&mut poly); lanes::inverse_ntt::<Avx2>(&mut poly) });
+        time("ntt portable1", &mut || lanes::ntt::<Portable<1>>(&mut poly));
+        let mut tr = [0u8; 64];
+        time("tr", &mut || libcrux_sha3::shake256_ema(&mut tr, pk));
+        time("mu", &mut || { verify::message_representative(&tr, &[b"\\0\\0", b"hello"]); });
+        time("sample_in_ball", &mut || { sample::sample_in_ball(&sig[..32], p.tau); });
+        time("decode sig", &mut || { DecodedSignature::decode(&p, sig).ok().unwrap(); });
+        time("expand key", &mut || { ExpandedKey::new::<Avx2>(ps, pk); });
+        let key = ExpandedKey::new::<Avx2>(ps, pk);
+        let mu = verify::message_representative(&key.tr, &[&[0, 0], b"hello"]);
+        time("verify_with_key", &mut || { let mut d = DecodedSignature::decode(&p, sig).ok().unwrap(); verify::verify_with_key::<Avx2>(ps, &key, &mut d, &mu).unwrap(); });
+    }
+
+    #[test]
+    #[ignore]
+    fn loop_expand_a() {
+        let rho = [7u8; 32];
+        let mut m = vec![lanes::Poly::ZERO; 16];
+        for _ in 0..20000 {
+            sample::expand_a::<lanes::avx2::Avx2>(&rho, 4, &mut m);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn print_phase_times() {
+        let ps = ParameterSet::MlDsa44;
+        let pair = generate_key_pair(ps, [3; 32]);
+        let sig = sign(ps, &pair.signing_key, b"hello", b"", [1; 32]).unwrap();
+        run(&pair.public_key, &sig)
     }
 }

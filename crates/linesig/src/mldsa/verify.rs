@@ -1,0 +1,169 @@
+//! linesig's own ML-DSA.Verify (FIPS 204 Algorithms 3 and 8), generic over the NTT
+//! [`Lanes`], with the expanded public keys that the cross-batch key cache holds.
+//!
+//! A key expands once into Â (ExpandA, about half of a cold verification), NTT(t1·2^d)
+//! and tr = H(pk); a verification then costs SampleInBall, l + 1 NTTs, k·(l + 1)
+//! pointwise products, k NTT⁻¹, UseHint and two SHAKE256 calls. The checks run in the
+//! order libcrux runs them, so every rejection carries the same reason: the hint
+//! encoding, then ‖z‖∞ < γ1 − β, then the commitment hash.
+
+use super::arith::{caddq, use_hint, Q};
+use super::encoding::{decode_hints, decode_t1_shifted, decode_z, encode_w1};
+use super::lanes::{inverse_ntt, ntt, reduce, row_product_minus, Lanes, Poly};
+use super::sample::{expand_a, sample_in_ball};
+use super::{ParameterSet, Params};
+use crate::verdict::Reject;
+use libcrux_sha3::portable::incremental::{Shake256Xof, Xof};
+
+/// Largest k and l (ML-DSA-87).
+const MAX_ROWS: usize = 8;
+const MAX_COLUMNS: usize = 7;
+
+/// A public key made ready for verification on one backend's lanes.
+pub(crate) struct ExpandedKey {
+    public_key: Box<[u8]>,
+    /// tr = H(pk, 64).
+    pub(crate) tr: [u8; 64],
+    /// Â, k × l, row-major, in the lanes' NTT layout.
+    matrix: Box<[Poly]>,
+    /// NTT(t1·2^d) per row, reduced below q.
+    t1: Box<[Poly]>,
+}
+
+impl ExpandedKey {
+    /// Bytes one expanded key occupies, for the cache's bound.
+    pub(crate) fn bytes(parameter_set: ParameterSet) -> usize {
+        let p = parameter_set.params();
+        (p.k * p.l + p.k) * std::mem::size_of::<Poly>()
+            + parameter_set.public_key_len()
+            + std::mem::size_of::<Self>()
+    }
+
+    /// Expands a public key of the right length (pkDecode, Algorithm 23; ExpandA;
+    /// H(pk)).
+    #[inline(always)]
+    pub(crate) fn new<L: Lanes>(parameter_set: ParameterSet, public_key: &[u8]) -> Self {
+        let p = parameter_set.params();
+        debug_assert_eq!(public_key.len(), parameter_set.public_key_len());
+        let rho: &[u8; 32] = public_key[..32].try_into().expect("32-byte ρ");
+        let mut matrix = vec![Poly::ZERO; p.k * p.l].into_boxed_slice();
+        expand_a::<L>(rho, p.l, &mut matrix);
+        let mut t1 = vec![Poly::ZERO; p.k].into_boxed_slice();
+        for (poly, bytes) in t1.iter_mut().zip(public_key[32..].chunks_exact(320)) {
+            decode_t1_shifted(bytes, poly);
+            ntt::<L>(poly);
+            reduce::<L>(poly);
+        }
+        let mut tr = [0u8; 64];
+        libcrux_sha3::shake256_ema(&mut tr, public_key);
+        ExpandedKey {
+            public_key: public_key.into(),
+            tr,
+            matrix,
+            t1,
+        }
+    }
+
+    /// Whether this is the expansion of `public_key` (the cache's keys are hashes, so a
+    /// hit is confirmed against the whole key).
+    pub(crate) fn is_for(&self, public_key: &[u8]) -> bool {
+        *self.public_key == *public_key
+    }
+}
+
+/// A signature decoded by sigDecode (Algorithm 27) and past the checks that need no key.
+pub(crate) struct DecodedSignature<'a> {
+    commitment_hash: &'a [u8],
+    z: [Poly; MAX_COLUMNS],
+    hints: [[bool; 256]; MAX_ROWS],
+}
+
+impl<'a> DecodedSignature<'a> {
+    /// Decodes a signature of the right length: `MalformedHint` for a hint encoding
+    /// other than the unique one, `NormBoundExceeded` for ‖z‖∞ ≥ γ1 − β.
+    pub(crate) fn decode(p: &Params, signature: &'a [u8]) -> Result<Box<Self>, Reject> {
+        let (commitment_hash, rest) = signature.split_at(p.commitment_hash_len);
+        let (z_bytes, hint_bytes) = rest.split_at(p.l * p.z_bytes());
+        let mut decoded = Box::new(DecodedSignature {
+            commitment_hash,
+            z: [Poly::ZERO; MAX_COLUMNS],
+            hints: [[false; 256]; MAX_ROWS],
+        });
+        decode_hints(hint_bytes, p.k, p.omega, &mut decoded.hints).ok_or(Reject::MalformedHint)?;
+        let mut largest = 0;
+        for (poly, bytes) in decoded.z.iter_mut().zip(z_bytes.chunks_exact(p.z_bytes())) {
+            largest = largest.max(decode_z(bytes, p.gamma1_bits, poly));
+        }
+        if largest >= (1 << p.gamma1_bits) - p.beta {
+            return Err(Reject::NormBoundExceeded);
+        }
+        Ok(decoded)
+    }
+}
+
+/// H(tr ‖ M′, 64), M′ given in pieces (Algorithm 7 line 6 / Algorithm 8 line 6).
+pub(crate) fn message_representative(tr: &[u8; 64], message: &[&[u8]]) -> [u8; 64] {
+    let mut xof = Shake256Xof::new();
+    xof.absorb(tr);
+    for piece in message {
+        xof.absorb(piece);
+    }
+    xof.absorb_final(&[]);
+    let mut mu = [0u8; 64];
+    xof.squeeze(&mut mu);
+    mu
+}
+
+/// Algorithm 8 from line 7 on: w′ = NTT⁻¹(Â∘NTT(z) − NTT(c)∘NTT(t1·2^d)), UseHint,
+/// and c̃ = H(μ ‖ w1Encode(w′1)).
+#[inline(always)]
+pub(crate) fn verify_with_key<L: Lanes>(
+    parameter_set: ParameterSet,
+    key: &ExpandedKey,
+    signature: &mut DecodedSignature<'_>,
+    mu: &[u8; 64],
+) -> Result<(), Reject> {
+    let p = parameter_set.params();
+    let mut c = sample_in_ball(signature.commitment_hash, p.tau);
+    ntt::<L>(&mut c);
+    let z = &mut signature.z[..p.l];
+    for poly in z.iter_mut() {
+        ntt::<L>(poly);
+    }
+    let six_bits = p.gamma2 == (Q - 1) / 88;
+    let w1_bytes = p.w1_bytes();
+    let mut w1_encoded = [0u8; MAX_ROWS * 192];
+    let mut w = Poly::ZERO;
+    for row in 0..p.k {
+        let a_row = &key.matrix[row * p.l..(row + 1) * p.l];
+        row_product_minus::<L>(&mut w, a_row, z, &c, &key.t1[row]);
+        inverse_ntt::<L>(&mut w);
+        for (coefficient, &hint) in w.0.iter_mut().zip(&signature.hints[row]) {
+            *coefficient = use_hint(caddq(*coefficient), hint, p.gamma2);
+        }
+        encode_w1(&w, six_bits, &mut w1_encoded[row * w1_bytes..(row + 1) * w1_bytes]);
+    }
+    let mut xof = Shake256Xof::new();
+    xof.absorb(mu);
+    xof.absorb_final(&w1_encoded[..p.k * w1_bytes]);
+    let mut recomputed = [0u8; 64];
+    xof.squeeze(&mut recomputed[..p.commitment_hash_len]);
+    if recomputed[..p.commitment_hash_len] == *signature.commitment_hash {
+        Ok(())
+    } else {
+        Err(Reject::EquationFailed)
+    }
+}
+
+/// ML-DSA.Verify_internal (Algorithm 8) on an expanded key, with M′ in pieces.
+#[inline(always)]
+pub(crate) fn verify_pieces<L: Lanes>(
+    parameter_set: ParameterSet,
+    key: &ExpandedKey,
+    signature: &[u8],
+    message: &[&[u8]],
+) -> Result<(), Reject> {
+    let mut decoded = DecodedSignature::decode(&parameter_set.params(), signature)?;
+    let mu = message_representative(&key.tr, message);
+    verify_with_key::<L>(parameter_set, key, &mut decoded, &mu)
+}
