@@ -33,9 +33,9 @@ pub struct BenchArgs {
     /// Shorthand for --keys per-key:K.
     #[arg(long, conflicts_with = "keys")]
     msgs_per_key: Option<usize>,
-    /// Megabytes for the hot-key cache (Ed25519; 0: off). When on, the same engine with
-    /// the cache off runs in the same rounds, and the report gives the ratio, the hit
-    /// rate and the memory used.
+    /// Megabytes for the hot-key cache (Ed25519 fixed-base tables, ML-DSA expanded
+    /// keys; 0: off). When on, the same engine with the cache off runs in the same
+    /// rounds, and the report gives the ratio, the hit rate and the memory used.
     #[arg(long, default_value_t = 0)]
     key_cache_mb: usize,
     /// Bytes per message.
@@ -53,7 +53,8 @@ pub struct BenchArgs {
     /// Fraction of signatures to corrupt (seeded); each must be reported invalid.
     #[arg(long, default_value_t = 0.0)]
     invalid: f64,
-    /// Ed25519 backend: auto, ifma, avx2 or reference.
+    /// Backend: auto, ifma, avx2 or reference. For ML-DSA, `reference` is libcrux and
+    /// `avx2` / `ifma` linesig's own verifier on AVX2 / AVX-512 lanes.
     #[arg(long, default_value = "auto")]
     backend: String,
     /// Signatures per vector on a lane backend (default: all its lanes); fewer leave
@@ -275,7 +276,7 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
             .clone()
             .key_cache(args.key_cache_mb.saturating_mul(1 << 20));
         engines.push(cached.build().map_err(|e| CliError::usage(e.to_string()))?);
-        if args.key_cache_mb > 0 && !args.sweep && matches!(scheme, Scheme::Ed25519(_)) {
+        if args.key_cache_mb > 0 && !args.sweep {
             cache_off = Some((
                 builder
                     .build()
@@ -517,8 +518,8 @@ fn report(
             _ => None,
         },
         backend: match scheme {
-            Scheme::Ed25519(_) => engine.backend().name(),
-            _ => "libcrux",
+            Scheme::MlDsa(_) => linesig::mldsa::backend_label(engine.backend()),
+            _ => engine.backend().name(),
         },
         lanes: args.lanes,
         cores,

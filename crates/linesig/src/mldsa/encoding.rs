@@ -21,21 +21,33 @@ pub(crate) fn decode_t1_shifted(bytes: &[u8], out: &mut Poly) {
 /// coefficients γ1 − v for the (bits(γ1) + 1)-bit values v, so in [−γ1 + 1, γ1].
 /// Returns the largest |z_i|, for the norm check of Algorithm 8.
 pub(crate) fn decode_z(bytes: &[u8], gamma1_bits: u32, out: &mut Poly) -> i32 {
-    let gamma1 = 1i32 << gamma1_bits;
-    let width = gamma1_bits + 1;
-    // 18-bit values: 4 per 9 bytes; 20-bit values: 2 per 5 bytes. Both read as one
-    // little-endian word of `group_bytes` bytes.
-    let (group_bytes, per_group) = if width == 18 { (9, 4) } else { (5, 2) };
-    debug_assert_eq!(bytes.len(), 256 / per_group * group_bytes);
-    let mask = (1u128 << width) - 1;
+    let gamma1 = 1i64 << gamma1_bits;
     let mut largest = 0;
-    for (group, coefficients) in bytes.chunks_exact(group_bytes).zip(out.0.chunks_exact_mut(per_group)) {
-        let mut word = [0u8; 16];
-        word[..group_bytes].copy_from_slice(group);
-        let bits = u128::from_le_bytes(word);
-        for (i, c) in coefficients.iter_mut().enumerate() {
-            *c = gamma1 - ((bits >> (width as usize * i)) & mask) as i32;
-            largest = largest.max(c.abs());
+    let mut word = [0u8; 8];
+    if gamma1_bits == 17 {
+        // 18-bit values, four per 9 bytes: bits 0–53 in the first 8 bytes' word, the
+        // fourth value's top 8 bits in the ninth byte.
+        debug_assert_eq!(bytes.len(), 576);
+        const MASK: u64 = (1 << 18) - 1;
+        for (group, c) in bytes.chunks_exact(9).zip(out.0.chunks_exact_mut(4)) {
+            let bits = u64::from_le_bytes(group[..8].try_into().expect("8 bytes"));
+            let values = [bits & MASK, (bits >> 18) & MASK, (bits >> 36) & MASK, bits >> 54 | (group[8] as u64) << 10];
+            for (c, v) in c.iter_mut().zip(values) {
+                *c = (gamma1 - v as i64) as i32;
+                largest = largest.max(c.abs());
+            }
+        }
+    } else {
+        // 20-bit values, two per 5 bytes.
+        debug_assert_eq!((gamma1_bits, bytes.len()), (19, 640));
+        const MASK: u64 = (1 << 20) - 1;
+        for (group, c) in bytes.chunks_exact(5).zip(out.0.chunks_exact_mut(2)) {
+            word[..5].copy_from_slice(group);
+            let bits = u64::from_le_bytes(word);
+            for (c, v) in c.iter_mut().zip([bits & MASK, bits >> 20]) {
+                *c = (gamma1 - v as i64) as i32;
+                largest = largest.max(c.abs());
+            }
         }
     }
     largest

@@ -22,7 +22,7 @@ mod arith;
 mod encoding;
 pub(crate) mod keccak;
 pub(crate) mod lanes;
-mod sample;
+pub(crate) mod sample;
 pub(crate) mod verify;
 
 use crate::ed25519::Backend;
@@ -307,6 +307,15 @@ pub fn expanded_key_bytes(parameter_set: ParameterSet) -> usize {
     ExpandedKey::bytes(parameter_set)
 }
 
+/// What an engine backend means for ML-DSA, for reports.
+pub fn backend_label(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Reference => "reference (libcrux)",
+        Backend::Avx2 => "avx2 (linesig's verifier, 8 coefficients per vector)",
+        Backend::Ifma => "ifma (linesig's verifier on AVX-512, 16 coefficients per vector)",
+    }
+}
+
 /// Which verifier runs: libcrux, or linesig's own on some lanes. For tests and
 /// benchmarks that compare them; the engine picks by its backend.
 #[doc(hidden)]
@@ -413,16 +422,8 @@ fn cache_name(public_key: &[u8]) -> [u8; 32] {
     name
 }
 
-/// One item on lanes `L`, through the key cache where there is one. Keys the cache does
-/// not hold go to libcrux when `libcrux_cold` (the `reference` backend), else are
-/// expanded for this item alone.
-#[inline(always)]
-fn verify_item<L: Lanes>(
-    parameter_set: ParameterSet,
-    cache: Option<&KeyCache>,
-    libcrux_cold: bool,
-    item: &Item<'_>,
-) -> Result<(), Reject> {
+/// The checks every path makes first, in libcrux's order: context, then lengths.
+fn check_lengths(parameter_set: ParameterSet, item: &Item<'_>) -> Result<(), Reject> {
     if item.context.len() > MAX_CONTEXT_LEN {
         return Err(Reject::BadContext);
     }
@@ -431,31 +432,98 @@ fn verify_item<L: Lanes>(
     {
         return Err(Reject::BadLength);
     }
-    let cached = cache.and_then(|cache| {
-        let name = cache_name(item.public_key);
-        match cache.lookup(&name, 1) {
-            Lookup::Hit(table) => Arc::downcast::<ExpandedKey>(table)
-                .ok()
-                .filter(|key| key.is_for(item.public_key)),
-            Lookup::Admit => {
-                let key = Arc::new(ExpandedKey::new::<L>(parameter_set, item.public_key));
-                cache.insert(&name, key.clone());
-                Some(key)
-            }
-            Lookup::Miss => None,
+    Ok(())
+}
+
+/// A signature in a group past the checks that need no key.
+struct Pending<'a> {
+    slot: usize,
+    item: Item<'a>,
+    signature: Box<DecodedSignature<'a>>,
+    key: Option<Arc<ExpandedKey>>,
+    /// The cache name to insert the expanded key under, if the cache admitted it.
+    admit: Option<[u8; 32]>,
+}
+
+/// Up to `L::Keccak::N` items on lanes `L`, through the key cache where there is one.
+/// Keys the cache does not hold go to libcrux when `libcrux_cold` (the `reference`
+/// backend), else are expanded here; the group's tr and commitment hashes run one per
+/// Keccak lane.
+#[inline(always)]
+fn verify_group<'a, L: Lanes>(
+    parameter_set: ParameterSet,
+    cache: Option<&KeyCache>,
+    libcrux_cold: bool,
+    group: &[Item<'a>],
+    out: &mut [Verdict],
+) {
+    let p = parameter_set.params();
+    let mut pending: Vec<Pending<'a>> = Vec::with_capacity(group.len());
+    for (slot, item) in group.iter().enumerate() {
+        if let Err(reason) = check_lengths(parameter_set, item) {
+            out[slot] = Verdict::Invalid(reason);
+            continue;
         }
-    });
-    if cached.is_none() && libcrux_cold {
-        return verify(parameter_set, item).into();
+        let (mut key, mut admit) = (None, None);
+        if let Some(cache) = cache {
+            let name = cache_name(item.public_key);
+            match cache.lookup(&name, 1) {
+                Lookup::Hit(table) => {
+                    key = Arc::downcast::<ExpandedKey>(table)
+                        .ok()
+                        .filter(|key| key.is_for(item.public_key))
+                }
+                Lookup::Admit => admit = Some(name),
+                Lookup::Miss => {}
+            }
+        }
+        if key.is_none() && admit.is_none() && libcrux_cold {
+            out[slot] = verify(parameter_set, item);
+            continue;
+        }
+        match DecodedSignature::decode(&p, item.signature) {
+            Ok(signature) => pending.push(Pending {
+                slot,
+                item: *item,
+                signature,
+                key,
+                admit,
+            }),
+            Err(reason) => out[slot] = Verdict::Invalid(reason),
+        }
     }
-    let mut signature = DecodedSignature::decode(&parameter_set.params(), item.signature)?;
-    let key = match cached {
-        Some(key) => key,
-        None => Arc::new(ExpandedKey::new::<L>(parameter_set, item.public_key)),
-    };
-    let prefix = [0, item.context.len() as u8];
-    let mu = verify::message_representative(&key.tr, &[&prefix, item.context, item.message]);
-    verify::verify_with_key::<L>(parameter_set, &key, &mut signature, &mu)
+    let to_expand: Vec<&[u8]> =
+        pending.iter().filter(|s| s.key.is_none()).map(|s| s.item.public_key).collect();
+    let mut expanded = ExpandedKey::new_many::<L>(parameter_set, &to_expand).into_iter();
+    for s in pending.iter_mut().filter(|s| s.key.is_none()) {
+        let key = Arc::new(expanded.next().expect("one expansion per missing key"));
+        if let (Some(cache), Some(name)) = (cache, s.admit) {
+            cache.insert(&name, key.clone());
+        }
+        s.key = Some(key);
+    }
+    let mut preimages = vec![[0u8; verify::MAX_PREIMAGE]; pending.len()];
+    let mut len = 0;
+    for (s, preimage) in pending.iter_mut().zip(&mut preimages) {
+        let key = s.key.as_ref().expect("every pending signature has its key");
+        let prefix = [0, s.item.context.len() as u8];
+        let mu = verify::message_representative(&key.tr, &[&prefix, s.item.context, s.item.message]);
+        len = verify::commitment_preimage::<L>(parameter_set, key, &mut s.signature, &mu, preimage);
+    }
+    let mut hashes = vec![[0u8; 64]; pending.len()];
+    {
+        let inputs: Vec<&[u8]> = preimages.iter().map(|pre| &pre[..len]).collect();
+        let mut outputs: Vec<&mut [u8]> =
+            hashes.iter_mut().map(|h| &mut h[..p.commitment_hash_len]).collect();
+        if inputs.len() == 1 {
+            libcrux_sha3::shake256_ema(outputs[0], inputs[0]);
+        } else if !inputs.is_empty() {
+            keccak::shake256_lanes::<L::Keccak>(&inputs, &mut outputs);
+        }
+    }
+    for (s, hash) in pending.iter().zip(&hashes) {
+        out[s.slot] = s.signature.commitment_matches(hash).into();
+    }
 }
 
 #[inline(always)]
@@ -467,9 +535,11 @@ fn verify_items<L: Lanes, S: ItemSource + ?Sized>(
     start: usize,
     out: &mut [Verdict],
 ) {
-    for (offset, verdict) in out.iter_mut().enumerate() {
-        let item = items.item(start + offset);
-        *verdict = verify_item::<L>(parameter_set, cache, libcrux_cold, &item).into();
+    let width = <L::Keccak as keccak::KeccakLanes>::N;
+    for (group_index, verdicts) in out.chunks_mut(width).enumerate() {
+        let first = start + group_index * width;
+        let group: Vec<Item<'_>> = (0..verdicts.len()).map(|i| items.item(first + i)).collect();
+        verify_group::<L>(parameter_set, cache, libcrux_cold, &group, verdicts);
     }
 }
 
@@ -518,16 +588,12 @@ mod phase_timing {
         let rho: [u8; 32] = pk[..32].try_into().unwrap();
         let mut m = vec![lanes::Poly::ZERO; 16];
         time("expand_a x4", &mut || sample::expand_a::<Avx2>(&rho, 4, &mut m));
-        time("own avx2 permute x20", &mut || {
+        time("own avx2 keccak x20", &mut || {
             use keccak::{avx2::KeccakAvx2, KeccakLanes};
             let mut st = [KeccakAvx2::splat(1); 25];
-            for _ in 0..20 { KeccakAvx2::permute(&mut st); }
-            std::hint::black_box(&st);
-        });
-        time("own portable4 permute x20", &mut || {
-            use keccak::{portable::PortableKeccak, KeccakLanes};
-            let mut st = [PortableKeccak::<4>::splat(1); 25];
-            for _ in 0..20 { PortableKeccak::<4>::permute(&mut st); }
+            for _ in 0..20 {
+                KeccakAvx2::absorb_permute_extract(&mut st, &[], &mut []);
+            }
             std::hint::black_box(&st);
         });
         time("x1 squeeze only x16", &mut || {
@@ -563,6 +629,21 @@ mod phase_timing {
         let mut m = vec![lanes::Poly::ZERO; 16];
         for _ in 0..20000 {
             sample::expand_a::<lanes::avx2::Avx2>(&rho, 4, &mut m);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn loop_verify_with_key() {
+        use lanes::avx2::Avx2;
+        let ps = ParameterSet::MlDsa44;
+        let pair = generate_key_pair(ps, [3; 32]);
+        let sig = sign(ps, &pair.signing_key, b"hello", b"", [1; 32]).unwrap();
+        let key = ExpandedKey::new::<Avx2>(ps, &pair.public_key);
+        let mu = verify::message_representative(&key.tr, &[&[0, 0], b"hello"]);
+        for _ in 0..50000 {
+            let mut d = DecodedSignature::decode(&ps.params(), &sig).ok().unwrap();
+            verify::verify_with_key::<Avx2>(ps, &key, &mut d, &mu).unwrap();
         }
     }
 

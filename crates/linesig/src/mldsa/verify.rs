@@ -10,10 +10,12 @@
 use super::arith::{caddq, use_hint, Q};
 use super::encoding::{decode_hints, decode_t1_shifted, decode_z, encode_w1};
 use super::lanes::{inverse_ntt, ntt, reduce, row_product_minus, Lanes, Poly};
+use super::keccak::{shake256_lanes, KeccakLanes};
 use super::sample::{expand_a, sample_in_ball};
 use super::{ParameterSet, Params};
 use crate::verdict::Reject;
 use libcrux_sha3::portable::incremental::{Shake256Xof, Xof};
+
 
 /// Largest k and l (ML-DSA-87).
 const MAX_ROWS: usize = 8;
@@ -39,29 +41,48 @@ impl ExpandedKey {
             + std::mem::size_of::<Self>()
     }
 
-    /// Expands a public key of the right length (pkDecode, Algorithm 23; ExpandA;
-    /// H(pk)).
+    /// Expands public keys of the right length (pkDecode, Algorithm 23; ExpandA;
+    /// tr = H(pk)), hashing `L::Keccak::N` keys' tr at a time.
+    #[inline(always)]
+    pub(crate) fn new_many<L: Lanes>(parameter_set: ParameterSet, public_keys: &[&[u8]]) -> Vec<Self> {
+        let p = parameter_set.params();
+        let width = <L::Keccak as KeccakLanes>::N;
+        let mut keys = Vec::with_capacity(public_keys.len());
+        for group in public_keys.chunks(width) {
+            let mut tr = vec![[0u8; 64]; group.len()];
+            if group.len() == 1 {
+                // One key alone: the one-lane SHAKE256 is cheaper than a vector of one.
+                libcrux_sha3::shake256_ema(&mut tr[0], group[0]);
+            } else {
+                let mut outputs: Vec<&mut [u8]> = tr.iter_mut().map(|t| t.as_mut_slice()).collect();
+                shake256_lanes::<L::Keccak>(group, &mut outputs);
+            }
+            for (public_key, tr) in group.iter().zip(tr) {
+                debug_assert_eq!(public_key.len(), parameter_set.public_key_len());
+                let rho: &[u8; 32] = public_key[..32].try_into().expect("32-byte ρ");
+                let mut matrix = vec![Poly::ZERO; p.k * p.l].into_boxed_slice();
+                expand_a::<L>(rho, p.l, &mut matrix);
+                let mut t1 = vec![Poly::ZERO; p.k].into_boxed_slice();
+                for (poly, bytes) in t1.iter_mut().zip(public_key[32..].chunks_exact(320)) {
+                    decode_t1_shifted(bytes, poly);
+                    ntt::<L>(poly);
+                    reduce::<L>(poly);
+                }
+                keys.push(ExpandedKey {
+                    public_key: (*public_key).into(),
+                    tr,
+                    matrix,
+                    t1,
+                });
+            }
+        }
+        keys
+    }
+
+    /// One key: see [`Self::new_many`].
     #[inline(always)]
     pub(crate) fn new<L: Lanes>(parameter_set: ParameterSet, public_key: &[u8]) -> Self {
-        let p = parameter_set.params();
-        debug_assert_eq!(public_key.len(), parameter_set.public_key_len());
-        let rho: &[u8; 32] = public_key[..32].try_into().expect("32-byte ρ");
-        let mut matrix = vec![Poly::ZERO; p.k * p.l].into_boxed_slice();
-        expand_a::<L>(rho, p.l, &mut matrix);
-        let mut t1 = vec![Poly::ZERO; p.k].into_boxed_slice();
-        for (poly, bytes) in t1.iter_mut().zip(public_key[32..].chunks_exact(320)) {
-            decode_t1_shifted(bytes, poly);
-            ntt::<L>(poly);
-            reduce::<L>(poly);
-        }
-        let mut tr = [0u8; 64];
-        libcrux_sha3::shake256_ema(&mut tr, public_key);
-        ExpandedKey {
-            public_key: public_key.into(),
-            tr,
-            matrix,
-            t1,
-        }
+        Self::new_many::<L>(parameter_set, &[public_key]).pop().expect("one key")
     }
 
     /// Whether this is the expansion of `public_key` (the cache's keys are hashes, so a
@@ -114,15 +135,20 @@ pub(crate) fn message_representative(tr: &[u8; 64], message: &[&[u8]]) -> [u8; 6
     mu
 }
 
-/// Algorithm 8 from line 7 on: w′ = NTT⁻¹(Â∘NTT(z) − NTT(c)∘NTT(t1·2^d)), UseHint,
-/// and c̃ = H(μ ‖ w1Encode(w′1)).
+/// Longest commitment preimage μ ‖ w1Encode(w′1): ML-DSA-87's 64 + 8 · 128 bytes.
+pub(crate) const MAX_PREIMAGE: usize = 64 + 8 * 128;
+
+/// Algorithm 8 lines 7–12 without the final hash: w′ = NTT⁻¹(Â∘NTT(z) −
+/// NTT(c)∘NTT(t1·2^d)), UseHint, and the preimage μ ‖ w1Encode(w′1) into `preimage`.
+/// Returns its length (64 + k · w1 bytes, fixed per parameter set).
 #[inline(always)]
-pub(crate) fn verify_with_key<L: Lanes>(
+pub(crate) fn commitment_preimage<L: Lanes>(
     parameter_set: ParameterSet,
     key: &ExpandedKey,
     signature: &mut DecodedSignature<'_>,
     mu: &[u8; 64],
-) -> Result<(), Reject> {
+    preimage: &mut [u8; MAX_PREIMAGE],
+) -> usize {
     let p = parameter_set.params();
     let mut c = sample_in_ball(signature.commitment_hash, p.tau);
     ntt::<L>(&mut c);
@@ -132,7 +158,7 @@ pub(crate) fn verify_with_key<L: Lanes>(
     }
     let six_bits = p.gamma2 == (Q - 1) / 88;
     let w1_bytes = p.w1_bytes();
-    let mut w1_encoded = [0u8; MAX_ROWS * 192];
+    preimage[..64].copy_from_slice(mu);
     let mut w = Poly::ZERO;
     for row in 0..p.k {
         let a_row = &key.matrix[row * p.l..(row + 1) * p.l];
@@ -141,18 +167,40 @@ pub(crate) fn verify_with_key<L: Lanes>(
         for (coefficient, &hint) in w.0.iter_mut().zip(&signature.hints[row]) {
             *coefficient = use_hint(caddq(*coefficient), hint, p.gamma2);
         }
-        encode_w1(&w, six_bits, &mut w1_encoded[row * w1_bytes..(row + 1) * w1_bytes]);
+        let at = 64 + row * w1_bytes;
+        encode_w1(&w, six_bits, &mut preimage[at..at + w1_bytes]);
     }
-    let mut xof = Shake256Xof::new();
-    xof.absorb(mu);
-    xof.absorb_final(&w1_encoded[..p.k * w1_bytes]);
+    64 + p.k * w1_bytes
+}
+
+impl DecodedSignature<'_> {
+    /// Algorithm 8's last test: c̃ = H(μ ‖ w1Encode(w′1), λ/4), given that hash.
+    pub(crate) fn commitment_matches(&self, recomputed: &[u8]) -> Result<(), Reject> {
+        if recomputed[..self.commitment_hash.len()] == *self.commitment_hash {
+            Ok(())
+        } else {
+            Err(Reject::EquationFailed)
+        }
+    }
+
+    pub(crate) fn commitment_hash_len(&self) -> usize {
+        self.commitment_hash.len()
+    }
+}
+
+/// Algorithm 8 from line 7 on, for one signature.
+#[inline(always)]
+pub(crate) fn verify_with_key<L: Lanes>(
+    parameter_set: ParameterSet,
+    key: &ExpandedKey,
+    signature: &mut DecodedSignature<'_>,
+    mu: &[u8; 64],
+) -> Result<(), Reject> {
+    let mut preimage = [0u8; MAX_PREIMAGE];
+    let len = commitment_preimage::<L>(parameter_set, key, signature, mu, &mut preimage);
     let mut recomputed = [0u8; 64];
-    xof.squeeze(&mut recomputed[..p.commitment_hash_len]);
-    if recomputed[..p.commitment_hash_len] == *signature.commitment_hash {
-        Ok(())
-    } else {
-        Err(Reject::EquationFailed)
-    }
+    libcrux_sha3::shake256_ema(&mut recomputed[..signature.commitment_hash_len()], &preimage[..len]);
+    signature.commitment_matches(&recomputed)
 }
 
 /// ML-DSA.Verify_internal (Algorithm 8) on an expanded key, with M′ in pieces.

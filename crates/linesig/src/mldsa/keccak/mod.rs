@@ -30,47 +30,38 @@ pub(crate) trait KeccakLanes: Copy {
     /// compute it from `L` in a const argument, and AVX2 shifts need both).
     fn rotl<const L: i32, const R: i32>(self) -> Self;
 
-    /// Keccak-f[1600] on every lane's state: the generic [`keccak_f`], which SIMD
-    /// backends run inside a function compiled with their target features (see the
-    /// NTT lanes' kernels for why).
-    fn permute(state: &mut [Self; 25]) {
-        keccak_f(state)
-    }
-
-    /// [`Self::permute`], then the first `words.len()` words of every lane's state:
-    /// `words[w][i]` is word w of state i. One kernel for both, so that the extraction
-    /// runs with the backend's features too.
-    fn permute_extract(state: &mut [Self; 25], words: &mut [[u64; 8]]) {
-        keccak_f(state);
-        for (w, out) in words.iter_mut().enumerate() {
-            state[w].to_words(out);
-        }
+    /// The sponge step: XOR `absorb[w][i]` into word w of state i, permute (Keccak-f),
+    /// then copy the first `extract.len()` words of every state out (`extract[w][i]`).
+    /// SIMD backends run it as one kernel with their target features.
+    fn absorb_permute_extract(state: &mut [Self; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
+        sponge_step(state, absorb, extract)
     }
 }
 
-/// A SIMD backend's [`KeccakLanes::permute`], checking the CPU first (a cached flag).
+#[inline(always)]
+pub(crate) fn sponge_step<K: KeccakLanes>(state: &mut [K; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
+    for (s, words) in state.iter_mut().zip(absorb) {
+        *s = s.xor(K::from_words(words));
+    }
+    keccak_f(state);
+    for (s, words) in state.iter().zip(extract.iter_mut()) {
+        s.to_words(words);
+    }
+}
+
+/// A SIMD backend's [`KeccakLanes::absorb_permute_extract`]: the generic sponge step
+/// in a function compiled with the backend's features (LLVM inlines intrinsics only
+/// into such functions reliably), after checking the CPU has them (a cached flag).
 macro_rules! simd_permute {
     ($lanes:ty, $features:literal, $supported:path) => {
-        fn permute(state: &mut [$lanes; 25]) {
+        fn absorb_permute_extract(state: &mut [$lanes; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
             #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; 25]) {
-                $crate::mldsa::keccak::keccak_f(state)
+            fn kernel(state: &mut [$lanes; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
+                $crate::mldsa::keccak::sponge_step(state, absorb, extract)
             }
             assert!($supported(), "{} Keccak on a CPU without it", $features);
             // SAFETY: the CPU has the features, asserted just above.
-            unsafe { kernel(state) }
-        }
-        fn permute_extract(state: &mut [$lanes; 25], words: &mut [[u64; 8]]) {
-            #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; 25], words: &mut [[u64; 8]]) {
-                $crate::mldsa::keccak::keccak_f(state);
-                for (w, out) in words.iter_mut().enumerate() {
-                    state[w].to_words(out);
-                }
-            }
-            assert!($supported(), "{} Keccak on a CPU without it", $features);
-            // SAFETY: as above.
-            unsafe { kernel(state, words) }
+            unsafe { kernel(state, absorb, extract) }
         }
     };
 }
@@ -189,11 +180,57 @@ impl<K: KeccakLanes> Shake128Lanes<K> {
     #[inline(always)]
     pub(crate) fn squeeze_block(&mut self, out: &mut [[u8; SHAKE128_RATE]]) {
         let mut words = [[0u64; 8]; SHAKE128_RATE_WORDS];
-        K::permute_extract(&mut self.state, &mut words);
+        K::absorb_permute_extract(&mut self.state, &[], &mut words);
         for (lane, block) in out.iter_mut().enumerate().take(K::N) {
             for (bytes, word) in block.chunks_exact_mut(8).zip(&words) {
                 bytes.copy_from_slice(&word[lane].to_le_bytes());
             }
+        }
+    }
+}
+
+/// SHAKE256's rate in bytes and words.
+const SHAKE256_RATE: usize = 136;
+const SHAKE256_RATE_WORDS: usize = SHAKE256_RATE / 8;
+
+/// SHAKE256 of up to `K::N` inputs of one length, one per lane, each squeezing at most
+/// one block: `outputs[i] = SHAKE256(inputs[i], 8·outputs[i].len())`. Verification hashes
+/// the public keys (tr) and the commitment preimages (μ ‖ w1Encode) of several
+/// signatures this way, at the cost of one.
+#[inline(always)]
+pub(crate) fn shake256_lanes<K: KeccakLanes>(inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
+    let lanes = inputs.len();
+    assert!(lanes <= K::N && outputs.len() == lanes, "{lanes} inputs for {} lanes", K::N);
+    let len = inputs.first().map_or(0, |i| i.len());
+    assert!(inputs.iter().all(|i| i.len() == len), "inputs of one length");
+    assert!(outputs.iter().all(|o| o.len() <= SHAKE256_RATE));
+    let mut state = [K::splat(0); 25];
+    let mut words = [[0u64; 8]; SHAKE256_RATE_WORDS];
+    let mut squeezed = [[0u64; 8]; SHAKE256_RATE_WORDS];
+    let full_blocks = len / SHAKE256_RATE;
+    for block in 0..=full_blocks {
+        for (lane, input) in inputs.iter().enumerate() {
+            let mut padded = [0u8; SHAKE256_RATE];
+            let bytes = if block < full_blocks {
+                &input[block * SHAKE256_RATE..(block + 1) * SHAKE256_RATE]
+            } else {
+                // The last, partial block: SHAKE's suffix and pad10*1 (FIPS 202 §6.2).
+                let tail = &input[block * SHAKE256_RATE..];
+                padded[..tail.len()].copy_from_slice(tail);
+                padded[tail.len()] ^= 0x1f;
+                padded[SHAKE256_RATE - 1] ^= 0x80;
+                &padded
+            };
+            for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+                w[lane] = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            }
+        }
+        let extract: &mut [[u64; 8]] = if block == full_blocks { &mut squeezed } else { &mut [] };
+        K::absorb_permute_extract(&mut state, &words, extract);
+    }
+    for (lane, out) in outputs.iter_mut().enumerate() {
+        for (bytes, word) in out.chunks_mut(8).zip(&squeezed) {
+            bytes.copy_from_slice(&word[lane].to_le_bytes()[..bytes.len()]);
         }
     }
 }
@@ -222,17 +259,38 @@ mod tests {
         }
     }
 
+    /// SHAKE256 over every lane count and lengths around block boundaries.
+    fn check_shake256<K: KeccakLanes>() {
+        for len in [0, 1, 64, 135, 136, 137, 271, 272, 832, 1312, 2592] {
+            for lanes in 1..=K::N {
+                let inputs: Vec<Vec<u8>> = (0..lanes).map(|i| (0..len).map(|b| (b * 13 + i * 5) as u8).collect()).collect();
+                let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+                let mut outs = vec![[0u8; 64]; lanes];
+                let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(|o| &mut o[..48 + lanes]).collect();
+                shake256_lanes::<K>(&refs, &mut out_refs);
+                for (input, out) in inputs.iter().zip(&outs) {
+                    let mut want = [0u8; 64];
+                    libcrux_sha3::shake256_ema(&mut want[..48 + lanes], input);
+                    assert_eq!(out[..], want[..], "N = {}, {lanes} lanes, {len} bytes", K::N);
+                }
+            }
+        }
+    }
+
     #[test]
-    fn every_lane_matches_libcrux_shake128() {
+    fn every_lane_matches_libcrux_shake() {
         check_against_libcrux::<portable::PortableKeccak<1>>();
         check_against_libcrux::<portable::PortableKeccak<4>>();
+        check_shake256::<portable::PortableKeccak<4>>();
         #[cfg(target_arch = "x86_64")]
         {
             if avx2::supported() {
                 check_against_libcrux::<avx2::KeccakAvx2>();
+                check_shake256::<avx2::KeccakAvx2>();
             }
             if avx512::supported() {
                 check_against_libcrux::<avx512::KeccakAvx512>();
+                check_shake256::<avx512::KeccakAvx512>();
             }
         }
     }

@@ -30,6 +30,7 @@ pub(crate) mod avx512;
 
 use super::arith::{INVERSE_NTT_SCALE, ZETAS};
 use super::keccak::KeccakLanes;
+use super::sample::{reject_sample_scalar, ACCEPTED_ROOM};
 
 /// A polynomial of R_q: 256 coefficients, aligned for any vector width.
 #[derive(Clone, Copy)]
@@ -81,6 +82,14 @@ pub(crate) trait Lanes: Copy {
     fn reduce(poly: &mut Poly) {
         reduce_lanes::<Self>(poly)
     }
+    /// `poly` = the natural-order NTT-domain `values`, in this backend's layout.
+    fn to_ntt_layout(values: &[i32; 256], poly: &mut Poly) {
+        to_ntt_layout_lanes::<Self>(values, poly)
+    }
+    /// ExpandA's rejection sampler (see `sample::reject_sample_scalar`).
+    fn reject_sample(values: &mut [i32; ACCEPTED_ROOM], filled: usize, bytes: &[u8]) -> usize {
+        reject_sample_scalar(values, filled, bytes)
+    }
 }
 
 /// The [`Lanes`] kernels of a SIMD backend: each runs the generic code in a function
@@ -126,6 +135,25 @@ macro_rules! simd_kernels {
             assert!($supported(), "{} lanes on a CPU without them", $features);
             // SAFETY: as above.
             unsafe { kernel(acc, a, b, c, d) }
+        }
+        fn to_ntt_layout(values: &[i32; 256], poly: &mut $crate::mldsa::lanes::Poly) {
+            #[target_feature(enable = $features)]
+            fn kernel(values: &[i32; 256], poly: &mut $crate::mldsa::lanes::Poly) {
+                $crate::mldsa::lanes::to_ntt_layout_lanes::<$lanes>(values, poly)
+            }
+            assert!($supported(), "{} lanes on a CPU without them", $features);
+            // SAFETY: as above.
+            unsafe { kernel(values, poly) }
+        }
+        fn reject_sample(
+            values: &mut [i32; $crate::mldsa::sample::ACCEPTED_ROOM],
+            filled: usize,
+            bytes: &[u8],
+        ) -> usize {
+            // Every x86 SIMD backend has AVX2 (their `supported` checks it).
+            assert!($supported(), "{} lanes on a CPU without them", $features);
+            // SAFETY: the CPU has AVX2, asserted just above.
+            unsafe { $crate::mldsa::sample::reject_sample_avx2(values, filled, bytes) }
         }
         fn reduce(poly: &mut $crate::mldsa::lanes::Poly) {
             #[target_feature(enable = $features)]
@@ -216,8 +244,9 @@ fn tail_table<L: Lanes>(inverse: bool) -> &'static [i32] {
     }
 }
 
-/// Where coefficient `n` of an NTT-domain polynomial is stored (see the module note).
-#[inline(always)]
+/// Where coefficient `n` of an NTT-domain polynomial is stored (see the module note);
+/// [`to_ntt_layout_lanes`] applies it to whole polynomials.
+#[cfg(test)]
 pub(crate) fn ntt_position<L: Lanes>(n: usize) -> usize {
     let n_lanes = L::N;
     if n_lanes == 1 {
@@ -242,99 +271,233 @@ fn inverse_butterfly<L: Lanes>(x: L, y: L, zeta: L) -> (L, L) {
     (x.add(y), x.sub(y).montgomery_mul(zeta))
 }
 
+/// One butterfly of a register pass: vectors `x` and `y`, and the twiddle's index
+/// (into [`ZETAS`], or into the chunk's per-lane twiddle vectors for the in-block
+/// layers), which moves by `per_chunk` from one chunk of N² coefficients to the next.
+#[derive(Clone, Copy)]
+pub(crate) struct Step {
+    x: usize,
+    y: usize,
+    zeta: usize,
+    per_chunk: isize,
+}
+
+/// The butterflies of one register pass, in order (at most 32 for N ≤ 16).
+#[derive(Clone, Copy)]
+pub(crate) struct Schedule {
+    steps: [Step; 32],
+    len: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// N vectors 256/N apart (a column of every block): layers len = 128 … 256/N.
+    Spread,
+    /// N consecutive vectors (one chunk): layers len = 128/N … N.
+    Chunk,
+    /// The same chunk transposed: the in-block layers len = N/2 … 1.
+    InBlock,
+}
+
+/// Forward layers run from len = 128 down, inverse ones from len = 1 up; within a
+/// layer the groups and butterflies are those of Algorithms 41 and 42.
+const fn schedule(n: usize, pass: Pass, inverse: bool) -> Schedule {
+    let mut out = Schedule { steps: [Step { x: 0, y: 0, zeta: 0, per_chunk: 0 }; 32], len: 0 };
+    if n == 1 {
+        return out;
+    }
+    let stride = 256 / n;
+    let (top, bottom) = match pass {
+        Pass::Spread => (128, stride),
+        Pass::Chunk => (stride / 2, n),
+        Pass::InBlock => (n / 2, 1),
+    };
+    if top < bottom {
+        return out;
+    }
+    let mut twiddle = 0;
+    let mut layer = 0;
+    loop {
+        let len = if inverse { bottom << layer } else { top >> layer };
+        if (inverse && len > top) || (!inverse && len < bottom) {
+            break;
+        }
+        // Distance between partners in vectors, and groups across the N vectors.
+        let distance = match pass {
+            Pass::Spread => len / stride,
+            Pass::Chunk => len / n,
+            Pass::InBlock => len,
+        };
+        let groups = n / (2 * distance);
+        let mut group = 0;
+        while group < groups {
+            let (zeta, per_chunk) = match (pass, inverse) {
+                (Pass::InBlock, _) => (twiddle, 0),
+                (Pass::Spread, false) => (128 / len + group, 0),
+                (Pass::Spread, true) => (256 / len - 1 - group, 0),
+                (Pass::Chunk, false) => (128 / len + group, (n * n / (2 * len)) as isize),
+                (Pass::Chunk, true) => (256 / len - 1 - group, -((n * n / (2 * len)) as isize)),
+            };
+            twiddle += 1;
+            let mut k = 2 * distance * group;
+            while k < 2 * distance * group + distance {
+                out.steps[out.len] = Step { x: k, y: k + distance, zeta, per_chunk };
+                out.len += 1;
+                k += 1;
+            }
+            group += 1;
+        }
+        layer += 1;
+    }
+    out
+}
+
+/// The schedules of a lane width, computed at compile time.
+trait Schedules {
+    const SPREAD: Schedule;
+    const CHUNK: Schedule;
+    const IN_BLOCK: Schedule;
+    const INVERSE_IN_BLOCK: Schedule;
+    const INVERSE_CHUNK: Schedule;
+    const INVERSE_SPREAD: Schedule;
+}
+
+impl<L: Lanes> Schedules for L {
+    const SPREAD: Schedule = schedule(L::N, Pass::Spread, false);
+    const CHUNK: Schedule = schedule(L::N, Pass::Chunk, false);
+    const IN_BLOCK: Schedule = schedule(L::N, Pass::InBlock, false);
+    const INVERSE_IN_BLOCK: Schedule = schedule(L::N, Pass::InBlock, true);
+    const INVERSE_CHUNK: Schedule = schedule(L::N, Pass::Chunk, true);
+    const INVERSE_SPREAD: Schedule = schedule(L::N, Pass::Spread, true);
+}
+
+/// Runs a schedule on registers `v`, unrolled by hand: the schedule is a constant, so
+/// each step's indices fold to immediates and `v` stays in registers (a loop over the
+/// table, which LLVM declines to unroll, kept `v` on the stack). `twiddle` gives each
+/// step's twiddle vector.
+#[inline(always)]
+fn run<L: Lanes>(v: &mut [L; 16], schedule: &Schedule, inverse: bool, twiddle: impl Fn(&Step) -> L) {
+    macro_rules! steps {
+        ($($k:literal)*) => {$(
+            if $k < schedule.len {
+                let step = schedule.steps[$k];
+                let zeta = twiddle(&step);
+                (v[step.x], v[step.y]) = if inverse {
+                    inverse_butterfly(v[step.x], v[step.y], zeta)
+                } else {
+                    butterfly(v[step.x], v[step.y], zeta)
+                };
+            }
+        )*};
+    }
+    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+}
+
 /// NTT (FIPS 204 Algorithm 41), leaving the result in the transposed layout.
+///
+/// Two passes over memory instead of eight. The spread pass holds N vectors 256/N
+/// apart (one coefficient column of every block) and runs the layers whose butterflies
+/// are at least that far apart. The chunk pass holds N² consecutive coefficients, runs
+/// the layers down to distance N, transposes, and runs the in-block layers with
+/// per-lane twiddles. With N = 1 this is the algorithm as written.
 #[inline(always)]
 pub(crate) fn ntt_lanes<L: Lanes>(poly: &mut Poly) {
     let a = &mut poly.0;
     let n_lanes = L::N;
-    let mut m = 0;
-    let mut len = 128;
-    while len >= n_lanes {
-        for start in (0..256).step_by(2 * len) {
-            m += 1;
-            let zeta = L::splat(ZETAS[m]);
-            for j in (start..start + len).step_by(n_lanes) {
-                let (x, y) = butterfly(L::load(&a[j..]), L::load(&a[j + len..]), zeta);
-                x.store(&mut a[j..]);
-                y.store(&mut a[j + len..]);
-            }
-        }
-        len /= 2;
-    }
     if n_lanes == 1 {
-        return;
-    }
-    let zetas = tail_table::<L>(false);
-    let square = n_lanes * n_lanes;
-    let mut rows = [L::splat(0); 16];
-    for (chunk, chunk_zetas) in a.chunks_exact_mut(square).zip(zetas.chunks_exact(square - n_lanes)) {
-        for (i, row) in rows[..n_lanes].iter_mut().enumerate() {
-            *row = L::load(&chunk[i * n_lanes..]);
-        }
-        L::transpose(&mut rows[..n_lanes]);
-        let mut twiddles = chunk_zetas.chunks_exact(n_lanes);
-        let mut len = n_lanes / 2;
+        let mut m = 0;
+        let mut len = 128;
         while len >= 1 {
-            for group in 0..n_lanes / (2 * len) {
-                let zeta = L::load(twiddles.next().expect("N − 1 twiddle vectors per chunk"));
-                for j in group * 2 * len..group * 2 * len + len {
-                    (rows[j], rows[j + len]) = butterfly(rows[j], rows[j + len], zeta);
+            for start in (0..256).step_by(2 * len) {
+                m += 1;
+                let zeta = L::splat(ZETAS[m]);
+                for j in start..start + len {
+                    let (x, y) = butterfly(L::load(&a[j..]), L::load(&a[j + len..]), zeta);
+                    x.store(&mut a[j..]);
+                    y.store(&mut a[j + len..]);
                 }
             }
             len /= 2;
         }
-        for (i, row) in rows[..n_lanes].iter().enumerate() {
-            row.store(&mut chunk[i * n_lanes..]);
+        return;
+    }
+    let stride = 256 / n_lanes;
+    let mut v = [L::splat(0); 16];
+    for j in (0..stride).step_by(n_lanes) {
+        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
+            *x = L::load(&a[j + stride * k..]);
+        }
+        run(&mut v, &L::SPREAD, false, |s| L::splat(ZETAS[s.zeta]));
+        for (k, x) in v[..n_lanes].iter().enumerate() {
+            x.store(&mut a[j + stride * k..]);
+        }
+    }
+    let zetas = tail_table::<L>(false);
+    let square = n_lanes * n_lanes;
+    for (c, (chunk, chunk_zetas)) in a.chunks_exact_mut(square).zip(zetas.chunks_exact(square - n_lanes)).enumerate() {
+        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
+            *x = L::load(&chunk[k * n_lanes..]);
+        }
+        run(&mut v, &L::CHUNK, false, |s| L::splat(ZETAS[(s.zeta as isize + c as isize * s.per_chunk) as usize]));
+        L::transpose(&mut v[..n_lanes]);
+        run(&mut v, &L::IN_BLOCK, false, |s| L::load(&chunk_zetas[s.zeta * n_lanes..]));
+        for (k, x) in v[..n_lanes].iter().enumerate() {
+            x.store(&mut chunk[k * n_lanes..]);
         }
     }
 }
 
 /// NTT⁻¹ (FIPS 204 Algorithm 42) from the transposed layout, scaled by
 /// [`INVERSE_NTT_SCALE`]: outputs in (−q, q). Inputs must be below q in absolute value.
+/// The passes of [`ntt_lanes`] in reverse, the scaling folded into the last.
 #[inline(always)]
 pub(crate) fn inverse_ntt_lanes<L: Lanes>(poly: &mut Poly) {
     let a = &mut poly.0;
     let n_lanes = L::N;
-    if n_lanes > 1 {
-        let zetas = tail_table::<L>(true);
-        let square = n_lanes * n_lanes;
-        let mut rows = [L::splat(0); 16];
-        for (chunk, chunk_zetas) in a.chunks_exact_mut(square).zip(zetas.chunks_exact(square - n_lanes)) {
-            for (i, row) in rows[..n_lanes].iter_mut().enumerate() {
-                *row = L::load(&chunk[i * n_lanes..]);
-            }
-            let mut twiddles = chunk_zetas.chunks_exact(n_lanes);
-            let mut len = 1;
-            while len < n_lanes {
-                for group in 0..n_lanes / (2 * len) {
-                    let zeta = L::load(twiddles.next().expect("N − 1 twiddle vectors per chunk"));
-                    for j in group * 2 * len..group * 2 * len + len {
-                        (rows[j], rows[j + len]) = inverse_butterfly(rows[j], rows[j + len], zeta);
-                    }
-                }
-                len *= 2;
-            }
-            L::transpose(&mut rows[..n_lanes]);
-            for (i, row) in rows[..n_lanes].iter().enumerate() {
-                row.store(&mut chunk[i * n_lanes..]);
-            }
-        }
-    }
-    let mut len = n_lanes;
-    while len < 256 {
-        for (group, start) in (0..256).step_by(2 * len).enumerate() {
-            let zeta = L::splat(-ZETAS[256 / len - 1 - group]);
-            for j in (start..start + len).step_by(n_lanes) {
-                let (x, y) = inverse_butterfly(L::load(&a[j..]), L::load(&a[j + len..]), zeta);
-                x.store(&mut a[j..]);
-                y.store(&mut a[j + len..]);
-            }
-        }
-        len *= 2;
-    }
     let scale = L::splat(INVERSE_NTT_SCALE);
-    for j in (0..256).step_by(n_lanes) {
-        L::load(&a[j..]).montgomery_mul(scale).store(&mut a[j..]);
+    if n_lanes == 1 {
+        let mut len = 1;
+        while len < 256 {
+            for (group, start) in (0..256).step_by(2 * len).enumerate() {
+                let zeta = L::splat(-ZETAS[256 / len - 1 - group]);
+                for j in start..start + len {
+                    let (x, y) = inverse_butterfly(L::load(&a[j..]), L::load(&a[j + len..]), zeta);
+                    x.store(&mut a[j..]);
+                    y.store(&mut a[j + len..]);
+                }
+            }
+            len *= 2;
+        }
+        for x in a.iter_mut() {
+            L::load(core::slice::from_ref(x)).montgomery_mul(scale).store(core::slice::from_mut(x));
+        }
+        return;
+    }
+    let stride = 256 / n_lanes;
+    let mut v = [L::splat(0); 16];
+    let zetas = tail_table::<L>(true);
+    let square = n_lanes * n_lanes;
+    for (c, (chunk, chunk_zetas)) in a.chunks_exact_mut(square).zip(zetas.chunks_exact(square - n_lanes)).enumerate() {
+        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
+            *x = L::load(&chunk[k * n_lanes..]);
+        }
+        run(&mut v, &L::INVERSE_IN_BLOCK, true, |s| L::load(&chunk_zetas[s.zeta * n_lanes..]));
+        L::transpose(&mut v[..n_lanes]);
+        run(&mut v, &L::INVERSE_CHUNK, true, |s| {
+            L::splat(-ZETAS[(s.zeta as isize + c as isize * s.per_chunk) as usize])
+        });
+        for (k, x) in v[..n_lanes].iter().enumerate() {
+            x.store(&mut chunk[k * n_lanes..]);
+        }
+    }
+    for j in (0..stride).step_by(n_lanes) {
+        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
+            *x = L::load(&a[j + stride * k..]);
+        }
+        run(&mut v, &L::INVERSE_SPREAD, true, |s| L::splat(-ZETAS[s.zeta]));
+        for (k, x) in v[..n_lanes].iter().enumerate() {
+            x.montgomery_mul(scale).store(&mut a[j + stride * k..]);
+        }
     }
 }
 
@@ -356,6 +519,28 @@ pub(crate) fn row_product_minus_lanes<L: Lanes>(
             sum = sum.add(L::load(&x.0[j..]).montgomery_mul(L::load(&y.0[j..])));
         }
         sum.reduce32().store(&mut acc.0[j..]);
+    }
+}
+
+/// Natural NTT order to this backend's: each chunk of N² coefficients is N blocks of
+/// N, transposed (see [`ntt_position`]).
+#[inline(always)]
+pub(crate) fn to_ntt_layout_lanes<L: Lanes>(values: &[i32; 256], poly: &mut Poly) {
+    let n_lanes = L::N;
+    if n_lanes == 1 {
+        poly.0 = *values;
+        return;
+    }
+    let square = n_lanes * n_lanes;
+    let mut rows = [L::splat(0); 16];
+    for (from, to) in values.chunks_exact(square).zip(poly.0.chunks_exact_mut(square)) {
+        for (i, row) in rows[..n_lanes].iter_mut().enumerate() {
+            *row = L::load(&from[i * n_lanes..]);
+        }
+        L::transpose(&mut rows[..n_lanes]);
+        for (i, row) in rows[..n_lanes].iter().enumerate() {
+            row.store(&mut to[i * n_lanes..]);
+        }
     }
 }
 
