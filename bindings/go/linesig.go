@@ -49,8 +49,9 @@ type Config struct {
 	Policy    Policy
 	Workers   int // 0: all cores
 	BatchSize int // 0: 512
-	// KeyCacheBytes is the memory for the cache of hot Ed25519 keys' fixed-base tables
-	// (0: off). A value too small for one table (about 105 KB) is an error.
+	// KeyCacheBytes is the memory for the cache of hot keys: Ed25519 fixed-base tables,
+	// ML-DSA expanded keys (0: off). A value too small for one table (Ed25519 about
+	// 105 KB, ML-DSA-44 about 21 KB) is an error.
 	KeyCacheBytes uint64
 }
 

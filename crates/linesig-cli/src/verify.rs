@@ -40,11 +40,13 @@ pub struct VerifyArgs {
     /// Items per work unit.
     #[arg(long, default_value_t = 512)]
     batch: usize,
-    /// Megabytes for the hot-key cache (Ed25519; 0: off): keys that keep signing earn
-    /// fixed-base tables that make their verifications cheaper. Verdicts never change.
+    /// Megabytes for the hot-key cache (0: off): keys that keep signing earn tables
+    /// (Ed25519 fixed-base tables, ML-DSA expanded keys) that make their verifications
+    /// cheaper. Verdicts never change.
     #[arg(long, default_value_t = 0)]
     key_cache_mb: usize,
-    /// Backend: auto, or a name (reference).
+    /// Backend: auto, ifma, avx2 or reference (for ML-DSA: libcrux; avx2 and ifma run
+    /// linesig's own verifier on AVX2 / AVX-512 lanes).
     #[arg(long, default_value = "auto")]
     backend: String,
     /// Lines (or Parquet rows) read and verified per chunk (bounds memory).

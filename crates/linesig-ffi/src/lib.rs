@@ -56,10 +56,12 @@ pub struct LinesigConfig {
     pub workers: u32,
     /// Items per work unit; 0 = 512.
     pub batch_size: u32,
-    /// Ed25519 backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma.
+    /// Backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma (for ML-DSA: libcrux,
+    /// linesig's verifier on AVX2, on AVX-512).
     pub backend: u32,
-    /// Bytes for the hot-key cache of Ed25519 keys' fixed-base tables; 0 = off. A value
-    /// too small for one table (about 105 KB; 210 KB on avx2) is `InvalidConfig`.
+    /// Bytes for the hot-key cache (Ed25519 keys' fixed-base tables, ML-DSA expanded
+    /// keys); 0 = off. A value too small for one table (Ed25519: about 105 KB, 210 KB on
+    /// avx2; ML-DSA-44/65/87: about 21/38/68 KB) is `InvalidConfig`.
     pub key_cache_bytes: u64,
 }
 

@@ -142,7 +142,11 @@ fn wycheproof_mldsa44_through_the_engine() {
 fn assert_every_path_agrees(ps: ParameterSet, items: &[Item<'_>], expected: &[Verdict]) {
     for implementation in Implementation::supported() {
         for (n, (item, want)) in items.iter().zip(expected).enumerate() {
-            assert_eq!(mldsa::verify_on(implementation, ps, item), *want, "{ps} item {n} on {implementation:?}");
+            assert_eq!(
+                mldsa::verify_on(implementation, ps, item),
+                *want,
+                "{ps} item {n} on {implementation:?}"
+            );
         }
     }
     for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
@@ -158,12 +162,18 @@ fn assert_every_path_agrees(ps: ParameterSet, items: &[Item<'_>], expected: &[Ve
             for pass in 0..if cache_bytes == 0 { 1 } else { 3 } {
                 let verdicts = engine.verify(items);
                 for (n, (got, want)) in verdicts.iter().zip(expected).enumerate() {
-                    assert_eq!(got, want, "{ps} item {n} on {backend}, cache {cache_bytes} B, pass {pass}");
+                    assert_eq!(
+                        got, want,
+                        "{ps} item {n} on {backend}, cache {cache_bytes} B, pass {pass}"
+                    );
                 }
             }
             if cache_bytes > 0 {
                 let stats = engine.key_cache_stats().unwrap();
-                assert!(stats.hit_signatures > 0, "{ps} on {backend}: the cache served nothing: {stats:?}");
+                assert!(
+                    stats.hit_signatures > 0,
+                    "{ps} on {backend}: the cache served nothing: {stats:?}"
+                );
             }
         }
     }

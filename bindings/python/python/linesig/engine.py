@@ -27,10 +27,10 @@ class Engine:
     (Zcash, Cosmos) or ``zip215-strict`` (Solana SIMD-0376).
     ``workers``: threads (default: all cores). ``batch_size``: items per work unit.
     ``backend``: ``auto`` (default), ``reference``, ``avx2`` or ``ifma``.
-    ``key_cache_mb``: megabytes for the cache of hot Ed25519 keys' fixed-base tables
-    (default 0: off); a key that keeps signing earns a table (about 0.1 MB) that makes
-    its later verifications two to three times cheaper. ``key_cache_stats()`` reports
-    its hit rate and memory.
+    ``key_cache_mb``: megabytes for the cache of hot keys (default 0: off): a key that
+    keeps signing earns a table (Ed25519: its fixed-base table, about 0.1 MB; ML-DSA:
+    its expanded form, 21-68 KB) that makes its later verifications two to three times
+    cheaper. ``key_cache_stats()`` reports its hit rate and memory.
     """
 
     def __init__(

@@ -109,24 +109,24 @@ pub(crate) fn decompose(r: i32, gamma2: i32) -> (i32, bool) {
 }
 
 /// UseHint (FIPS 204 Algorithm 40) for r in [0, q): r1, or r1 ± 1 modulo
-/// m = (q − 1)/(2γ2) when the hint is set.
+/// m = (q − 1)/(2γ2) when the hint is set. Branch-free (hints are rare and
+/// unpredictable), so a loop of it vectorises.
 #[inline(always)]
 pub(crate) fn use_hint(r: i32, hint: bool, gamma2: i32) -> i32 {
     let (r1, r0_positive) = decompose(r, gamma2);
-    if !hint {
-        return r1;
-    }
     let m = (Q - 1) / (2 * gamma2);
-    if r0_positive {
-        if r1 == m - 1 {
-            0
-        } else {
-            r1 + 1
-        }
-    } else if r1 == 0 {
-        m - 1
-    } else {
-        r1 - 1
+    // +1 or −1 when hinted, as r0 > 0 or not; then back into [0, m).
+    let step = i32::from(hint) * (2 * i32::from(r0_positive) - 1);
+    let moved = r1 + step;
+    moved + (m & (moved >> 31)) - (m & ((m - 1 - moved) >> 31))
+}
+
+/// w′1 = UseHint(h, w′) for one row, w′ in (−q, q) (NTT⁻¹'s output) mapped to [0, q)
+/// first. A plain loop: under a SIMD backend's target features it vectorises.
+#[inline(always)]
+pub(crate) fn use_hint_row(w: &mut [i32; 256], hints: &[bool; 256], gamma2: i32) {
+    for (c, &h) in w.iter_mut().zip(hints) {
+        *c = use_hint(caddq(*c), h, gamma2);
     }
 }
 
@@ -158,6 +158,35 @@ mod tests {
         }
     }
 
+    /// UseHint as Algorithm 40 writes it, on Decompose as Algorithm 36 writes it.
+    fn use_hint_spec(r: i32, hint: bool, gamma2: i32) -> i32 {
+        let m = (Q - 1) / (2 * gamma2);
+        let (r1, r0) = decompose_spec(r, gamma2);
+        match (hint, r0 > 0) {
+            (true, true) => (r1 + 1).rem_euclid(m),
+            (true, false) => (r1 - 1).rem_euclid(m),
+            (false, _) => r1,
+        }
+    }
+
+    #[test]
+    fn use_hint_matches_the_algorithm() {
+        for gamma2 in [(Q - 1) / 88, (Q - 1) / 32] {
+            for r in (0..Q)
+                .step_by(7)
+                .chain([0, 1, Q - 2, Q - 1, gamma2, gamma2 + 1, 2 * gamma2])
+            {
+                for hint in [false, true] {
+                    assert_eq!(
+                        use_hint(r, hint, gamma2),
+                        use_hint_spec(r, hint, gamma2),
+                        "r = {r}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn twiddles_and_scale_are_the_published_constants() {
         // The first twiddles of the Dilithium reference tables and its mont²/256.
@@ -168,7 +197,13 @@ mod tests {
 
     #[test]
     fn montgomery_and_reduce32_stay_in_their_ranges() {
-        for (a, b) in [(Q - 1, Q - 1), (-(9 * Q), 9 * Q), (1, 1), (0, 5), (-7, 123_456)] {
+        for (a, b) in [
+            (Q - 1, Q - 1),
+            (-(9 * Q), 9 * Q),
+            (1, 1),
+            (0, 5),
+            (-7, 123_456),
+        ] {
             let r = montgomery_mul(a, b);
             assert!(r.abs() < Q);
             let expected = (a as i64 * b as i64).rem_euclid(Q as i64) as i128;

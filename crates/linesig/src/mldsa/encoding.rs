@@ -31,7 +31,12 @@ pub(crate) fn decode_z(bytes: &[u8], gamma1_bits: u32, out: &mut Poly) -> i32 {
         const MASK: u64 = (1 << 18) - 1;
         for (group, c) in bytes.chunks_exact(9).zip(out.0.chunks_exact_mut(4)) {
             let bits = u64::from_le_bytes(group[..8].try_into().expect("8 bytes"));
-            let values = [bits & MASK, (bits >> 18) & MASK, (bits >> 36) & MASK, bits >> 54 | (group[8] as u64) << 10];
+            let values = [
+                bits & MASK,
+                (bits >> 18) & MASK,
+                (bits >> 36) & MASK,
+                bits >> 54 | (group[8] as u64) << 10,
+            ];
             for (c, v) in c.iter_mut().zip(values) {
                 *c = (gamma1 - v as i64) as i32;
                 largest = largest.max(c.abs());
@@ -56,7 +61,12 @@ pub(crate) fn decode_z(bytes: &[u8], gamma1_bits: u32, out: &mut Poly) -> i32 {
 /// HintBitUnpack (FIPS 204 Algorithm 21): `omega` positions, then one running count per
 /// row. `None` when the encoding is not the unique one: counts that decrease or pass ω,
 /// positions not strictly increasing within a row, or non-zero padding.
-pub(crate) fn decode_hints(bytes: &[u8], rows: usize, omega: usize, out: &mut [[bool; 256]]) -> Option<()> {
+pub(crate) fn decode_hints(
+    bytes: &[u8],
+    rows: usize,
+    omega: usize,
+    out: &mut [[bool; 256]],
+) -> Option<()> {
     debug_assert_eq!(bytes.len(), omega + rows);
     let mut index = 0;
     for (i, row) in out[..rows].iter_mut().enumerate() {

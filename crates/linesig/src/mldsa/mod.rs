@@ -18,7 +18,7 @@
 //! Key generation and signing exist for benchmarks and fixtures; verifying handles
 //! public data only.
 
-mod arith;
+pub(crate) mod arith;
 mod encoding;
 pub(crate) mod keccak;
 pub(crate) mod lanes;
@@ -372,9 +372,15 @@ fn verify_pieces_on(
         Implementation::Libcrux => {
             verify_internal(parameter_set, public_key, &message.concat(), signature).into()
         }
-        Implementation::Portable(8) => run::<Portable<8>>(parameter_set, public_key, message, signature),
-        Implementation::Portable(16) => run::<Portable<16>>(parameter_set, public_key, message, signature),
-        Implementation::Portable(_) => run::<Portable<1>>(parameter_set, public_key, message, signature),
+        Implementation::Portable(8) => {
+            run::<Portable<8>>(parameter_set, public_key, message, signature)
+        }
+        Implementation::Portable(16) => {
+            run::<Portable<16>>(parameter_set, public_key, message, signature)
+        }
+        Implementation::Portable(_) => {
+            run::<Portable<1>>(parameter_set, public_key, message, signature)
+        }
         #[cfg(target_arch = "x86_64")]
         Implementation::Avx2 if lanes::avx2::supported() => {
             run::<lanes::avx2::Avx2>(parameter_set, public_key, message, signature)
@@ -389,13 +395,24 @@ fn verify_pieces_on(
 
 /// [`verify`] on a chosen implementation (panics if this CPU cannot run it).
 #[doc(hidden)]
-pub fn verify_on(implementation: Implementation, parameter_set: ParameterSet, item: &Item<'_>) -> Verdict {
+pub fn verify_on(
+    implementation: Implementation,
+    parameter_set: ParameterSet,
+    item: &Item<'_>,
+) -> Verdict {
     if item.context.len() > MAX_CONTEXT_LEN {
         return Verdict::Invalid(Reject::BadContext);
     }
     let prefix = [0, item.context.len() as u8];
     let message: [&[u8]; 3] = [&prefix, item.context, item.message];
-    verify_pieces_on(implementation, parameter_set, item.public_key, &message, item.signature).into()
+    verify_pieces_on(
+        implementation,
+        parameter_set,
+        item.public_key,
+        &message,
+        item.signature,
+    )
+    .into()
 }
 
 /// [`verify_internal`] on a chosen implementation (panics if this CPU cannot run it).
@@ -407,7 +424,14 @@ pub fn verify_internal_on(
     formatted_message: &[u8],
     signature: &[u8],
 ) -> Verdict {
-    verify_pieces_on(implementation, parameter_set, public_key, &[formatted_message], signature).into()
+    verify_pieces_on(
+        implementation,
+        parameter_set,
+        public_key,
+        &[formatted_message],
+        signature,
+    )
+    .into()
 }
 
 /// The cache's 32-byte name for a public key: 24 bytes of ρ and a keyed hash of the
@@ -418,7 +442,12 @@ fn cache_name(public_key: &[u8]) -> [u8; 32] {
     static HASHER: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
     let mut name = [0u8; 32];
     name[..24].copy_from_slice(&public_key[..24]);
-    name[24..].copy_from_slice(&HASHER.get_or_init(Default::default).hash_one(public_key).to_le_bytes());
+    name[24..].copy_from_slice(
+        &HASHER
+            .get_or_init(Default::default)
+            .hash_one(public_key)
+            .to_le_bytes(),
+    );
     name
 }
 
@@ -492,8 +521,11 @@ fn verify_group<'a, L: Lanes>(
             Err(reason) => out[slot] = Verdict::Invalid(reason),
         }
     }
-    let to_expand: Vec<&[u8]> =
-        pending.iter().filter(|s| s.key.is_none()).map(|s| s.item.public_key).collect();
+    let to_expand: Vec<&[u8]> = pending
+        .iter()
+        .filter(|s| s.key.is_none())
+        .map(|s| s.item.public_key)
+        .collect();
     let mut expanded = ExpandedKey::new_many::<L>(parameter_set, &to_expand).into_iter();
     for s in pending.iter_mut().filter(|s| s.key.is_none()) {
         let key = Arc::new(expanded.next().expect("one expansion per missing key"));
@@ -507,14 +539,17 @@ fn verify_group<'a, L: Lanes>(
     for (s, preimage) in pending.iter_mut().zip(&mut preimages) {
         let key = s.key.as_ref().expect("every pending signature has its key");
         let prefix = [0, s.item.context.len() as u8];
-        let mu = verify::message_representative(&key.tr, &[&prefix, s.item.context, s.item.message]);
+        let mu =
+            verify::message_representative(&key.tr, &[&prefix, s.item.context, s.item.message]);
         len = verify::commitment_preimage::<L>(parameter_set, key, &mut s.signature, &mu, preimage);
     }
     let mut hashes = vec![[0u8; 64]; pending.len()];
     {
         let inputs: Vec<&[u8]> = preimages.iter().map(|pre| &pre[..len]).collect();
-        let mut outputs: Vec<&mut [u8]> =
-            hashes.iter_mut().map(|h| &mut h[..p.commitment_hash_len]).collect();
+        let mut outputs: Vec<&mut [u8]> = hashes
+            .iter_mut()
+            .map(|h| &mut h[..p.commitment_hash_len])
+            .collect();
         if inputs.len() == 1 {
             libcrux_sha3::shake256_ema(outputs[0], inputs[0]);
         } else if !inputs.is_empty() {
@@ -565,94 +600,5 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
             verify_items::<lanes::avx512::Avx512, S>(parameter_set, cache, false, items, start, out)
         }
         _ => verify_items::<Portable<1>, S>(parameter_set, cache, true, items, start, out),
-    }
-}
-
-#[cfg(all(test, target_arch = "x86_64"))]
-mod phase_timing {
-    use super::*;
-    use std::time::Instant;
-
-    fn run(pk: &[u8], sig: &[u8]) {
-        use lanes::avx2::Avx2;
-        let ps = ParameterSet::MlDsa44;
-        let p = ps.params();
-        let n = 2000;
-        let time = |name: &str, f: &mut dyn FnMut()| {
-            let t = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            println!("{name}: {:.2} us", t.elapsed().as_secs_f64() * 1e6 / n as f64);
-        };
-        let rho: [u8; 32] = pk[..32].try_into().unwrap();
-        let mut m = vec![lanes::Poly::ZERO; 16];
-        time("expand_a x4", &mut || sample::expand_a::<Avx2>(&rho, 4, &mut m));
-        time("own avx2 keccak x20", &mut || {
-            use keccak::{avx2::KeccakAvx2, KeccakLanes};
-            let mut st = [KeccakAvx2::splat(1); 25];
-            for _ in 0..20 {
-                KeccakAvx2::absorb_permute_extract(&mut st, &[], &mut []);
-            }
-            std::hint::black_box(&st);
-        });
-        time("x1 squeeze only x16", &mut || {
-            use libcrux_sha3::portable::incremental as shake;
-            let mut b = [0u8; 840];
-            for _ in 0..16 {
-                let mut st = shake::shake128_init();
-                shake::shake128_absorb_final(&mut st, &rho);
-                shake::shake128_squeeze_first_five_blocks(&mut st, &mut b);
-            }
-            std::hint::black_box(&b);
-        });
-        time("expand_a portable", &mut || sample::expand_a::<Portable<8>>(&rho, 4, &mut m));
-        let mut poly = m[0];
-        time("ntt avx2", &mut || lanes::ntt::<Avx2>(&mut poly));
-        time("reduce+invntt avx2", &mut || { lanes::reduce::<Avx2>(&mut poly); lanes::inverse_ntt::<Avx2>(&mut poly) });
-        time("ntt portable1", &mut || lanes::ntt::<Portable<1>>(&mut poly));
-        let mut tr = [0u8; 64];
-        time("tr", &mut || libcrux_sha3::shake256_ema(&mut tr, pk));
-        time("mu", &mut || { verify::message_representative(&tr, &[b"\\0\\0", b"hello"]); });
-        time("sample_in_ball", &mut || { sample::sample_in_ball(&sig[..32], p.tau); });
-        time("decode sig", &mut || { DecodedSignature::decode(&p, sig).ok().unwrap(); });
-        time("expand key", &mut || { ExpandedKey::new::<Avx2>(ps, pk); });
-        let key = ExpandedKey::new::<Avx2>(ps, pk);
-        let mu = verify::message_representative(&key.tr, &[&[0, 0], b"hello"]);
-        time("verify_with_key", &mut || { let mut d = DecodedSignature::decode(&p, sig).ok().unwrap(); verify::verify_with_key::<Avx2>(ps, &key, &mut d, &mu).unwrap(); });
-    }
-
-    #[test]
-    #[ignore]
-    fn loop_expand_a() {
-        let rho = [7u8; 32];
-        let mut m = vec![lanes::Poly::ZERO; 16];
-        for _ in 0..20000 {
-            sample::expand_a::<lanes::avx2::Avx2>(&rho, 4, &mut m);
-        }
-    }
-
-    #[test]
-    #[ignore]
-    fn loop_verify_with_key() {
-        use lanes::avx2::Avx2;
-        let ps = ParameterSet::MlDsa44;
-        let pair = generate_key_pair(ps, [3; 32]);
-        let sig = sign(ps, &pair.signing_key, b"hello", b"", [1; 32]).unwrap();
-        let key = ExpandedKey::new::<Avx2>(ps, &pair.public_key);
-        let mu = verify::message_representative(&key.tr, &[&[0, 0], b"hello"]);
-        for _ in 0..50000 {
-            let mut d = DecodedSignature::decode(&ps.params(), &sig).ok().unwrap();
-            verify::verify_with_key::<Avx2>(ps, &key, &mut d, &mu).unwrap();
-        }
-    }
-
-    #[test]
-    #[ignore]
-    fn print_phase_times() {
-        let ps = ParameterSet::MlDsa44;
-        let pair = generate_key_pair(ps, [3; 32]);
-        let sig = sign(ps, &pair.signing_key, b"hello", b"", [1; 32]).unwrap();
-        run(&pair.public_key, &sig)
     }
 }

@@ -4,8 +4,8 @@
 //! SHAKE256.
 
 use super::arith::Q;
-use super::lanes::{Lanes, Poly};
 use super::keccak::{KeccakLanes, Shake128Lanes, SHAKE128_RATE};
+use super::lanes::{Lanes, Poly};
 use libcrux_sha3::portable::incremental as shake;
 
 const SHAKE256_RATE: usize = 136;
@@ -23,7 +23,11 @@ pub(crate) const ACCEPTED_ROOM: usize = 256 + 8;
 /// Branch-free per candidate: every value is written, the count moves past accepted
 /// ones only (it lives in a register: through memory it would chain every candidate).
 #[inline(always)]
-pub(crate) fn reject_sample_scalar(values: &mut [i32; ACCEPTED_ROOM], mut filled: usize, bytes: &[u8]) -> usize {
+pub(crate) fn reject_sample_scalar(
+    values: &mut [i32; ACCEPTED_ROOM],
+    mut filled: usize,
+    bytes: &[u8],
+) -> usize {
     for t in bytes.chunks_exact(3) {
         if filled >= 256 {
             break;
@@ -40,7 +44,11 @@ pub(crate) fn reject_sample_scalar(values: &mut [i32; ACCEPTED_ROOM], mut filled
 /// the front with a permutation looked up by the comparison mask (PQClean's method).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(crate) fn reject_sample_avx2(values: &mut [i32; ACCEPTED_ROOM], mut filled: usize, bytes: &[u8]) -> usize {
+pub(crate) fn reject_sample_avx2(
+    values: &mut [i32; ACCEPTED_ROOM],
+    mut filled: usize,
+    bytes: &[u8],
+) -> usize {
     use core::arch::x86_64::*;
     /// For each 8-bit mask, the indices of its set bits in order, one per byte.
     const PACK: [u64; 256] = {
@@ -63,7 +71,8 @@ pub(crate) fn reject_sample_avx2(values: &mut [i32; ACCEPTED_ROOM], mut filled: 
     let spread_dwords = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6);
     // In each 128-bit half (starting at byte 0 and byte 12): bytes 3k..3k+2 → lane k.
     let spread_bytes = _mm256_setr_epi8(
-        0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
+        0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8,
+        -1, 9, 10, 11, -1,
     );
     let mask23 = _mm256_set1_epi32(0x7f_ffff);
     let q = _mm256_set1_epi32(Q);
@@ -73,7 +82,10 @@ pub(crate) fn reject_sample_avx2(values: &mut [i32; ACCEPTED_ROOM], mut filled: 
         // SAFETY: bytes[at..at + 32] is in bounds (loop condition); unaligned load.
         let raw = unsafe { _mm256_loadu_si256(bytes[at..].as_ptr().cast()) };
         let z = _mm256_and_si256(
-            _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(raw, spread_dwords), spread_bytes),
+            _mm256_shuffle_epi8(
+                _mm256_permutevar8x32_epi32(raw, spread_dwords),
+                spread_bytes,
+            ),
             mask23,
         );
         let accepted = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(q, z))) as usize;
@@ -81,7 +93,12 @@ pub(crate) fn reject_sample_avx2(values: &mut [i32; ACCEPTED_ROOM], mut filled: 
         // values has 8 slots past 256 and filled < 256 here, so 8 lanes fit.
         let slot = &mut values[filled..filled + 8];
         // SAFETY: `slot` is 8 writable i32; unaligned store.
-        unsafe { _mm256_storeu_si256(slot.as_mut_ptr().cast(), _mm256_permutevar8x32_epi32(z, order)) };
+        unsafe {
+            _mm256_storeu_si256(
+                slot.as_mut_ptr().cast(),
+                _mm256_permutevar8x32_epi32(z, order),
+            )
+        };
         filled += accepted.count_ones() as usize;
         at += 24;
     }

@@ -7,15 +7,14 @@
 //! order libcrux runs them, so every rejection carries the same reason: the hint
 //! encoding, then ‖z‖∞ < γ1 − β, then the commitment hash.
 
-use super::arith::{caddq, use_hint, Q};
+use super::arith::Q;
 use super::encoding::{decode_hints, decode_t1_shifted, decode_z, encode_w1};
-use super::lanes::{inverse_ntt, ntt, reduce, row_product_minus, Lanes, Poly};
 use super::keccak::{shake256_lanes, KeccakLanes};
+use super::lanes::{inverse_ntt, ntt, reduce, row_product_minus, Lanes, Poly};
 use super::sample::{expand_a, sample_in_ball};
 use super::{ParameterSet, Params};
 use crate::verdict::Reject;
 use libcrux_sha3::portable::incremental::{Shake256Xof, Xof};
-
 
 /// Largest k and l (ML-DSA-87).
 const MAX_ROWS: usize = 8;
@@ -44,7 +43,10 @@ impl ExpandedKey {
     /// Expands public keys of the right length (pkDecode, Algorithm 23; ExpandA;
     /// tr = H(pk)), hashing `L::Keccak::N` keys' tr at a time.
     #[inline(always)]
-    pub(crate) fn new_many<L: Lanes>(parameter_set: ParameterSet, public_keys: &[&[u8]]) -> Vec<Self> {
+    pub(crate) fn new_many<L: Lanes>(
+        parameter_set: ParameterSet,
+        public_keys: &[&[u8]],
+    ) -> Vec<Self> {
         let p = parameter_set.params();
         let width = <L::Keccak as KeccakLanes>::N;
         let mut keys = Vec::with_capacity(public_keys.len());
@@ -82,7 +84,9 @@ impl ExpandedKey {
     /// One key: see [`Self::new_many`].
     #[inline(always)]
     pub(crate) fn new<L: Lanes>(parameter_set: ParameterSet, public_key: &[u8]) -> Self {
-        Self::new_many::<L>(parameter_set, &[public_key]).pop().expect("one key")
+        Self::new_many::<L>(parameter_set, &[public_key])
+            .pop()
+            .expect("one key")
     }
 
     /// Whether this is the expansion of `public_key` (the cache's keys are hashes, so a
@@ -164,9 +168,7 @@ pub(crate) fn commitment_preimage<L: Lanes>(
         let a_row = &key.matrix[row * p.l..(row + 1) * p.l];
         row_product_minus::<L>(&mut w, a_row, z, &c, &key.t1[row]);
         inverse_ntt::<L>(&mut w);
-        for (coefficient, &hint) in w.0.iter_mut().zip(&signature.hints[row]) {
-            *coefficient = use_hint(caddq(*coefficient), hint, p.gamma2);
-        }
+        L::use_hint(&mut w, &signature.hints[row], p.gamma2);
         let at = 64 + row * w1_bytes;
         encode_w1(&w, six_bits, &mut preimage[at..at + w1_bytes]);
     }
@@ -199,7 +201,10 @@ pub(crate) fn verify_with_key<L: Lanes>(
     let mut preimage = [0u8; MAX_PREIMAGE];
     let len = commitment_preimage::<L>(parameter_set, key, signature, mu, &mut preimage);
     let mut recomputed = [0u8; 64];
-    libcrux_sha3::shake256_ema(&mut recomputed[..signature.commitment_hash_len()], &preimage[..len]);
+    libcrux_sha3::shake256_ema(
+        &mut recomputed[..signature.commitment_hash_len()],
+        &preimage[..len],
+    );
     signature.commitment_matches(&recomputed)
 }
 

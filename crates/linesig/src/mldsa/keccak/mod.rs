@@ -33,13 +33,21 @@ pub(crate) trait KeccakLanes: Copy {
     /// The sponge step: XOR `absorb[w][i]` into word w of state i, permute (Keccak-f),
     /// then copy the first `extract.len()` words of every state out (`extract[w][i]`).
     /// SIMD backends run it as one kernel with their target features.
-    fn absorb_permute_extract(state: &mut [Self; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
+    fn absorb_permute_extract(
+        state: &mut [Self; 25],
+        absorb: &[[u64; 8]],
+        extract: &mut [[u64; 8]],
+    ) {
         sponge_step(state, absorb, extract)
     }
 }
 
 #[inline(always)]
-pub(crate) fn sponge_step<K: KeccakLanes>(state: &mut [K; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
+pub(crate) fn sponge_step<K: KeccakLanes>(
+    state: &mut [K; 25],
+    absorb: &[[u64; 8]],
+    extract: &mut [[u64; 8]],
+) {
     for (s, words) in state.iter_mut().zip(absorb) {
         *s = s.xor(K::from_words(words));
     }
@@ -54,7 +62,11 @@ pub(crate) fn sponge_step<K: KeccakLanes>(state: &mut [K; 25], absorb: &[[u64; 8
 /// into such functions reliably), after checking the CPU has them (a cached flag).
 macro_rules! simd_permute {
     ($lanes:ty, $features:literal, $supported:path) => {
-        fn absorb_permute_extract(state: &mut [$lanes; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
+        fn absorb_permute_extract(
+            state: &mut [$lanes; 25],
+            absorb: &[[u64; 8]],
+            extract: &mut [[u64; 8]],
+        ) {
             #[target_feature(enable = $features)]
             fn kernel(state: &mut [$lanes; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
                 $crate::mldsa::keccak::sponge_step(state, absorb, extract)
@@ -79,7 +91,11 @@ const ROUND_CONSTANTS: [u64; 24] = {
                 rc[round] |= 1 << ((1 << j) - 1);
             }
             // x^8 + x^6 + x^5 + x^4 + 1.
-            lfsr = if lfsr & 0x80 != 0 { (lfsr << 1) ^ 0x71 } else { lfsr << 1 };
+            lfsr = if lfsr & 0x80 != 0 {
+                (lfsr << 1) ^ 0x71
+            } else {
+                lfsr << 1
+            };
             j += 1;
         }
         round += 1;
@@ -89,58 +105,50 @@ const ROUND_CONSTANTS: [u64; 24] = {
 
 /// Keccak-f[1600] on every lane's state (FIPS 202 Algorithm 7, 24 rounds).
 ///
-/// θ, then ρ and π written out lane by lane (lane (x, y) at index x + 5y, rotated by
-/// its Table 2 offset and moved to (y, 2x + 3y)), then χ and ι. Literal offsets let
-/// every rotation be an immediate shift.
+/// θ, then plane by plane: the five lanes that ρ and π move into output plane y
+/// (lane (x, y) at index x + 5y goes to (y, 2x + 3y), rotated by its Table 2 offset),
+/// then χ on that plane, into a fresh state; ι on lane 0. Working a plane at a time
+/// keeps about a dozen vectors live, so the state is read once and written once a
+/// round instead of spilling a whole intermediate state; literal offsets make every
+/// rotation an immediate shift.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-pub(crate) fn keccak_f<K: KeccakLanes>(a: &mut [K; 25]) {
+pub(crate) fn keccak_f<K: KeccakLanes>(state: &mut [K; 25]) {
+    let mut a = *state;
     for &rc in &ROUND_CONSTANTS {
         // θ (loops, not closures: a closure would not inherit the kernel's features)
         let mut c = [K::splat(0); 5];
         for x in 0..5 {
-            c[x] = a[x].xor(a[x + 5]).xor(a[x + 10]).xor(a[x + 15]).xor(a[x + 20]);
+            c[x] = a[x]
+                .xor(a[x + 5])
+                .xor(a[x + 10])
+                .xor(a[x + 15])
+                .xor(a[x + 20]);
         }
         let mut d = [K::splat(0); 5];
         for x in 0..5 {
             d[x] = c[(x + 4) % 5].xor(c[(x + 1) % 5].rotl::<1, 63>());
         }
-        // ρ and π
-        let mut b = [K::splat(0); 25];
-        b[0] = a[0].xor(d[0]);
-        b[10] = a[1].xor(d[1]).rotl::<1, 63>();
-        b[20] = a[2].xor(d[2]).rotl::<62, 2>();
-        b[5] = a[3].xor(d[3]).rotl::<28, 36>();
-        b[15] = a[4].xor(d[4]).rotl::<27, 37>();
-        b[16] = a[5].xor(d[0]).rotl::<36, 28>();
-        b[1] = a[6].xor(d[1]).rotl::<44, 20>();
-        b[11] = a[7].xor(d[2]).rotl::<6, 58>();
-        b[21] = a[8].xor(d[3]).rotl::<55, 9>();
-        b[6] = a[9].xor(d[4]).rotl::<20, 44>();
-        b[7] = a[10].xor(d[0]).rotl::<3, 61>();
-        b[17] = a[11].xor(d[1]).rotl::<10, 54>();
-        b[2] = a[12].xor(d[2]).rotl::<43, 21>();
-        b[12] = a[13].xor(d[3]).rotl::<25, 39>();
-        b[22] = a[14].xor(d[4]).rotl::<39, 25>();
-        b[23] = a[15].xor(d[0]).rotl::<41, 23>();
-        b[8] = a[16].xor(d[1]).rotl::<45, 19>();
-        b[18] = a[17].xor(d[2]).rotl::<15, 49>();
-        b[3] = a[18].xor(d[3]).rotl::<21, 43>();
-        b[13] = a[19].xor(d[4]).rotl::<8, 56>();
-        b[14] = a[20].xor(d[0]).rotl::<18, 46>();
-        b[24] = a[21].xor(d[1]).rotl::<2, 62>();
-        b[9] = a[22].xor(d[2]).rotl::<61, 3>();
-        b[19] = a[23].xor(d[3]).rotl::<56, 8>();
-        b[4] = a[24].xor(d[4]).rotl::<14, 50>();
-        // χ
-        for y in 0..5 {
-            for x in 0..5 {
-                a[5 * y + x] = b[5 * y + x].xor(b[5 * y + (x + 1) % 5].andnot(b[5 * y + (x + 2) % 5]));
-            }
+        let mut e = [K::splat(0); 25];
+        // ρ and π into plane y, then χ on it.
+        macro_rules! plane {
+            ($y:literal; $b0:expr, $b1:expr, $b2:expr, $b3:expr, $b4:expr) => {{
+                let b = [$b0, $b1, $b2, $b3, $b4];
+                for x in 0..5 {
+                    e[5 * $y + x] = b[x].xor(b[(x + 1) % 5].andnot(b[(x + 2) % 5]));
+                }
+            }};
         }
+        plane!(0; a[0].xor(d[0]), a[6].xor(d[1]).rotl::<44, 20>(), a[12].xor(d[2]).rotl::<43, 21>(), a[18].xor(d[3]).rotl::<21, 43>(), a[24].xor(d[4]).rotl::<14, 50>());
+        plane!(1; a[3].xor(d[3]).rotl::<28, 36>(), a[9].xor(d[4]).rotl::<20, 44>(), a[10].xor(d[0]).rotl::<3, 61>(), a[16].xor(d[1]).rotl::<45, 19>(), a[22].xor(d[2]).rotl::<61, 3>());
+        plane!(2; a[1].xor(d[1]).rotl::<1, 63>(), a[7].xor(d[2]).rotl::<6, 58>(), a[13].xor(d[3]).rotl::<25, 39>(), a[19].xor(d[4]).rotl::<8, 56>(), a[20].xor(d[0]).rotl::<18, 46>());
+        plane!(3; a[4].xor(d[4]).rotl::<27, 37>(), a[5].xor(d[0]).rotl::<36, 28>(), a[11].xor(d[1]).rotl::<10, 54>(), a[17].xor(d[2]).rotl::<15, 49>(), a[23].xor(d[3]).rotl::<56, 8>());
+        plane!(4; a[2].xor(d[2]).rotl::<62, 2>(), a[8].xor(d[3]).rotl::<55, 9>(), a[14].xor(d[4]).rotl::<39, 25>(), a[15].xor(d[0]).rotl::<41, 23>(), a[21].xor(d[1]).rotl::<2, 62>());
         // ι
-        a[0] = a[0].xor(K::splat(rc));
+        e[0] = e[0].xor(K::splat(rc));
+        a = e;
     }
+    *state = a;
 }
 
 /// SHAKE128's rate in bytes and words.
@@ -200,9 +208,16 @@ const SHAKE256_RATE_WORDS: usize = SHAKE256_RATE / 8;
 #[inline(always)]
 pub(crate) fn shake256_lanes<K: KeccakLanes>(inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
     let lanes = inputs.len();
-    assert!(lanes <= K::N && outputs.len() == lanes, "{lanes} inputs for {} lanes", K::N);
+    assert!(
+        lanes <= K::N && outputs.len() == lanes,
+        "{lanes} inputs for {} lanes",
+        K::N
+    );
     let len = inputs.first().map_or(0, |i| i.len());
-    assert!(inputs.iter().all(|i| i.len() == len), "inputs of one length");
+    assert!(
+        inputs.iter().all(|i| i.len() == len),
+        "inputs of one length"
+    );
     assert!(outputs.iter().all(|o| o.len() <= SHAKE256_RATE));
     let mut state = [K::splat(0); 25];
     let mut words = [[0u64; 8]; SHAKE256_RATE_WORDS];
@@ -225,7 +240,11 @@ pub(crate) fn shake256_lanes<K: KeccakLanes>(inputs: &[&[u8]], outputs: &mut [&m
                 w[lane] = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
             }
         }
-        let extract: &mut [[u64; 8]] = if block == full_blocks { &mut squeezed } else { &mut [] };
+        let extract: &mut [[u64; 8]] = if block == full_blocks {
+            &mut squeezed
+        } else {
+            &mut []
+        };
         K::absorb_permute_extract(&mut state, &words, extract);
     }
     for (lane, out) in outputs.iter_mut().enumerate() {
@@ -241,7 +260,9 @@ mod tests {
 
     /// Every lane of every backend squeezes what libcrux's SHAKE128 squeezes.
     pub(super) fn check_against_libcrux<K: KeccakLanes>() {
-        let inputs: Vec<Vec<u8>> = (0..K::N).map(|i| (0..34 + i).map(|b| (b * 7 + i) as u8).collect()).collect();
+        let inputs: Vec<Vec<u8>> = (0..K::N)
+            .map(|i| (0..34 + i).map(|b| (b * 7 + i) as u8).collect())
+            .collect();
         let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
         let mut sponge = Shake128Lanes::<K>::absorb_short(&refs);
         let mut blocks = vec![[0u8; SHAKE128_RATE]; K::N];
@@ -263,15 +284,23 @@ mod tests {
     fn check_shake256<K: KeccakLanes>() {
         for len in [0, 1, 64, 135, 136, 137, 271, 272, 832, 1312, 2592] {
             for lanes in 1..=K::N {
-                let inputs: Vec<Vec<u8>> = (0..lanes).map(|i| (0..len).map(|b| (b * 13 + i * 5) as u8).collect()).collect();
+                let inputs: Vec<Vec<u8>> = (0..lanes)
+                    .map(|i| (0..len).map(|b| (b * 13 + i * 5) as u8).collect())
+                    .collect();
                 let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
                 let mut outs = vec![[0u8; 64]; lanes];
-                let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(|o| &mut o[..48 + lanes]).collect();
+                let mut out_refs: Vec<&mut [u8]> =
+                    outs.iter_mut().map(|o| &mut o[..48 + lanes]).collect();
                 shake256_lanes::<K>(&refs, &mut out_refs);
                 for (input, out) in inputs.iter().zip(&outs) {
                     let mut want = [0u8; 64];
                     libcrux_sha3::shake256_ema(&mut want[..48 + lanes], input);
-                    assert_eq!(out[..], want[..], "N = {}, {lanes} lanes, {len} bytes", K::N);
+                    assert_eq!(
+                        out[..],
+                        want[..],
+                        "N = {}, {lanes} lanes, {len} bytes",
+                        K::N
+                    );
                 }
             }
         }

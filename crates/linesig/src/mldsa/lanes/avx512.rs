@@ -54,7 +54,9 @@ fn transpose(rows: &mut [Avx512]) {
         unsafe { _mm512_storeu_si512(matrix[16 * i..].as_mut_ptr().cast(), row.0) };
     }
     // Column j: matrix[16·i + j] for i = 0..16.
-    let stride = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+    let stride = _mm512_setr_epi32(
+        0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240,
+    );
     for (j, row) in rows[..16].iter_mut().enumerate() {
         // SAFETY: the largest index read is j + 240 ≤ 255, inside `matrix`.
         *row = Avx512(unsafe { _mm512_i32gather_epi32::<4>(stride, matrix[j..].as_ptr().cast()) });

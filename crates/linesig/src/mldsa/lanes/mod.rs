@@ -28,7 +28,7 @@ pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
 
-use super::arith::{INVERSE_NTT_SCALE, ZETAS};
+use super::arith::{use_hint_row, INVERSE_NTT_SCALE, ZETAS};
 use super::keccak::KeccakLanes;
 use super::sample::{reject_sample_scalar, ACCEPTED_ROOM};
 
@@ -85,6 +85,10 @@ pub(crate) trait Lanes: Copy {
     /// `poly` = the natural-order NTT-domain `values`, in this backend's layout.
     fn to_ntt_layout(values: &[i32; 256], poly: &mut Poly) {
         to_ntt_layout_lanes::<Self>(values, poly)
+    }
+    /// UseHint over one row (see [`use_hint_row`]).
+    fn use_hint(w: &mut Poly, hints: &[bool; 256], gamma2: i32) {
+        use_hint_row(&mut w.0, hints, gamma2)
     }
     /// ExpandA's rejection sampler (see `sample::reject_sample_scalar`).
     fn reject_sample(values: &mut [i32; ACCEPTED_ROOM], filled: usize, bytes: &[u8]) -> usize {
@@ -145,6 +149,15 @@ macro_rules! simd_kernels {
             // SAFETY: as above.
             unsafe { kernel(values, poly) }
         }
+        fn use_hint(w: &mut $crate::mldsa::lanes::Poly, hints: &[bool; 256], gamma2: i32) {
+            #[target_feature(enable = $features)]
+            fn kernel(w: &mut $crate::mldsa::lanes::Poly, hints: &[bool; 256], gamma2: i32) {
+                $crate::mldsa::arith::use_hint_row(&mut w.0, hints, gamma2)
+            }
+            assert!($supported(), "{} lanes on a CPU without them", $features);
+            // SAFETY: as above.
+            unsafe { kernel(w, hints, gamma2) }
+        }
         fn reject_sample(
             values: &mut [i32; $crate::mldsa::sample::ACCEPTED_ROOM],
             filled: usize,
@@ -182,7 +195,13 @@ pub(crate) fn inverse_ntt<L: Lanes>(poly: &mut Poly) {
 
 /// See [`row_product_minus_lanes`].
 #[inline(always)]
-pub(crate) fn row_product_minus<L: Lanes>(acc: &mut Poly, a: &[Poly], b: &[Poly], c: &Poly, d: &Poly) {
+pub(crate) fn row_product_minus<L: Lanes>(
+    acc: &mut Poly,
+    a: &[Poly],
+    b: &[Poly],
+    c: &Poly,
+    d: &Poly,
+) {
     L::row_product_minus(acc, a, b, c, d)
 }
 
@@ -302,7 +321,15 @@ enum Pass {
 /// Forward layers run from len = 128 down, inverse ones from len = 1 up; within a
 /// layer the groups and butterflies are those of Algorithms 41 and 42.
 const fn schedule(n: usize, pass: Pass, inverse: bool) -> Schedule {
-    let mut out = Schedule { steps: [Step { x: 0, y: 0, zeta: 0, per_chunk: 0 }; 32], len: 0 };
+    let mut out = Schedule {
+        steps: [Step {
+            x: 0,
+            y: 0,
+            zeta: 0,
+            per_chunk: 0,
+        }; 32],
+        len: 0,
+    };
     if n == 1 {
         return out;
     }
@@ -318,7 +345,11 @@ const fn schedule(n: usize, pass: Pass, inverse: bool) -> Schedule {
     let mut twiddle = 0;
     let mut layer = 0;
     loop {
-        let len = if inverse { bottom << layer } else { top >> layer };
+        let len = if inverse {
+            bottom << layer
+        } else {
+            top >> layer
+        };
         if (inverse && len > top) || (!inverse && len < bottom) {
             break;
         }
@@ -341,7 +372,12 @@ const fn schedule(n: usize, pass: Pass, inverse: bool) -> Schedule {
             twiddle += 1;
             let mut k = 2 * distance * group;
             while k < 2 * distance * group + distance {
-                out.steps[out.len] = Step { x: k, y: k + distance, zeta, per_chunk };
+                out.steps[out.len] = Step {
+                    x: k,
+                    y: k + distance,
+                    zeta,
+                    per_chunk,
+                };
                 out.len += 1;
                 k += 1;
             }
@@ -376,7 +412,12 @@ impl<L: Lanes> Schedules for L {
 /// table, which LLVM declines to unroll, kept `v` on the stack). `twiddle` gives each
 /// step's twiddle vector.
 #[inline(always)]
-fn run<L: Lanes>(v: &mut [L; 16], schedule: &Schedule, inverse: bool, twiddle: impl Fn(&Step) -> L) {
+fn run<L: Lanes>(
+    v: &mut [L; 16],
+    schedule: &Schedule,
+    inverse: bool,
+    twiddle: impl Fn(&Step) -> L,
+) {
     macro_rules! steps {
         ($($k:literal)*) => {$(
             if $k < schedule.len {
@@ -434,13 +475,21 @@ pub(crate) fn ntt_lanes<L: Lanes>(poly: &mut Poly) {
     }
     let zetas = tail_table::<L>(false);
     let square = n_lanes * n_lanes;
-    for (c, (chunk, chunk_zetas)) in a.chunks_exact_mut(square).zip(zetas.chunks_exact(square - n_lanes)).enumerate() {
+    for (c, (chunk, chunk_zetas)) in a
+        .chunks_exact_mut(square)
+        .zip(zetas.chunks_exact(square - n_lanes))
+        .enumerate()
+    {
         for (k, x) in v[..n_lanes].iter_mut().enumerate() {
             *x = L::load(&chunk[k * n_lanes..]);
         }
-        run(&mut v, &L::CHUNK, false, |s| L::splat(ZETAS[(s.zeta as isize + c as isize * s.per_chunk) as usize]));
+        run(&mut v, &L::CHUNK, false, |s| {
+            L::splat(ZETAS[(s.zeta as isize + c as isize * s.per_chunk) as usize])
+        });
         L::transpose(&mut v[..n_lanes]);
-        run(&mut v, &L::IN_BLOCK, false, |s| L::load(&chunk_zetas[s.zeta * n_lanes..]));
+        run(&mut v, &L::IN_BLOCK, false, |s| {
+            L::load(&chunk_zetas[s.zeta * n_lanes..])
+        });
         for (k, x) in v[..n_lanes].iter().enumerate() {
             x.store(&mut chunk[k * n_lanes..]);
         }
@@ -469,7 +518,9 @@ pub(crate) fn inverse_ntt_lanes<L: Lanes>(poly: &mut Poly) {
             len *= 2;
         }
         for x in a.iter_mut() {
-            L::load(core::slice::from_ref(x)).montgomery_mul(scale).store(core::slice::from_mut(x));
+            L::load(core::slice::from_ref(x))
+                .montgomery_mul(scale)
+                .store(core::slice::from_mut(x));
         }
         return;
     }
@@ -477,11 +528,17 @@ pub(crate) fn inverse_ntt_lanes<L: Lanes>(poly: &mut Poly) {
     let mut v = [L::splat(0); 16];
     let zetas = tail_table::<L>(true);
     let square = n_lanes * n_lanes;
-    for (c, (chunk, chunk_zetas)) in a.chunks_exact_mut(square).zip(zetas.chunks_exact(square - n_lanes)).enumerate() {
+    for (c, (chunk, chunk_zetas)) in a
+        .chunks_exact_mut(square)
+        .zip(zetas.chunks_exact(square - n_lanes))
+        .enumerate()
+    {
         for (k, x) in v[..n_lanes].iter_mut().enumerate() {
             *x = L::load(&chunk[k * n_lanes..]);
         }
-        run(&mut v, &L::INVERSE_IN_BLOCK, true, |s| L::load(&chunk_zetas[s.zeta * n_lanes..]));
+        run(&mut v, &L::INVERSE_IN_BLOCK, true, |s| {
+            L::load(&chunk_zetas[s.zeta * n_lanes..])
+        });
         L::transpose(&mut v[..n_lanes]);
         run(&mut v, &L::INVERSE_CHUNK, true, |s| {
             L::splat(-ZETAS[(s.zeta as isize + c as isize * s.per_chunk) as usize])
@@ -494,7 +551,9 @@ pub(crate) fn inverse_ntt_lanes<L: Lanes>(poly: &mut Poly) {
         for (k, x) in v[..n_lanes].iter_mut().enumerate() {
             *x = L::load(&a[j + stride * k..]);
         }
-        run(&mut v, &L::INVERSE_SPREAD, true, |s| L::splat(-ZETAS[s.zeta]));
+        run(&mut v, &L::INVERSE_SPREAD, true, |s| {
+            L::splat(-ZETAS[s.zeta])
+        });
         for (k, x) in v[..n_lanes].iter().enumerate() {
             x.montgomery_mul(scale).store(&mut a[j + stride * k..]);
         }
@@ -533,7 +592,10 @@ pub(crate) fn to_ntt_layout_lanes<L: Lanes>(values: &[i32; 256], poly: &mut Poly
     }
     let square = n_lanes * n_lanes;
     let mut rows = [L::splat(0); 16];
-    for (from, to) in values.chunks_exact(square).zip(poly.0.chunks_exact_mut(square)) {
+    for (from, to) in values
+        .chunks_exact(square)
+        .zip(poly.0.chunks_exact_mut(square))
+    {
         for (i, row) in rows[..n_lanes].iter_mut().enumerate() {
             *row = L::load(&from[i * n_lanes..]);
         }

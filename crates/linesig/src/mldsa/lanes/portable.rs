@@ -5,8 +5,8 @@
 //! those widths even where the instructions are missing.
 
 use super::Lanes;
-use crate::mldsa::keccak::portable::PortableKeccak;
 use crate::mldsa::arith::{montgomery_mul, reduce32};
+use crate::mldsa::keccak::portable::PortableKeccak;
 
 #[derive(Clone, Copy)]
 pub(crate) struct Portable<const W: usize>([i32; W]);
