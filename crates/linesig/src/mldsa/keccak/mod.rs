@@ -112,43 +112,48 @@ const ROUND_CONSTANTS: [u64; 24] = {
 /// round instead of spilling a whole intermediate state; literal offsets make every
 /// rotation an immediate shift.
 #[inline(always)]
-#[allow(clippy::needless_range_loop)]
 pub(crate) fn keccak_f<K: KeccakLanes>(state: &mut [K; 25]) {
-    let mut a = *state;
-    for &rc in &ROUND_CONSTANTS {
-        // θ (loops, not closures: a closure would not inherit the kernel's features)
-        let mut c = [K::splat(0); 5];
-        for x in 0..5 {
-            c[x] = a[x]
-                .xor(a[x + 5])
-                .xor(a[x + 10])
-                .xor(a[x + 15])
-                .xor(a[x + 20]);
-        }
-        let mut d = [K::splat(0); 5];
-        for x in 0..5 {
-            d[x] = c[(x + 4) % 5].xor(c[(x + 1) % 5].rotl::<1, 63>());
-        }
-        let mut e = [K::splat(0); 25];
-        // ρ and π into plane y, then χ on it.
-        macro_rules! plane {
-            ($y:literal; $b0:expr, $b1:expr, $b2:expr, $b3:expr, $b4:expr) => {{
-                let b = [$b0, $b1, $b2, $b3, $b4];
-                for x in 0..5 {
-                    e[5 * $y + x] = b[x].xor(b[(x + 1) % 5].andnot(b[(x + 2) % 5]));
-                }
-            }};
-        }
-        plane!(0; a[0].xor(d[0]), a[6].xor(d[1]).rotl::<44, 20>(), a[12].xor(d[2]).rotl::<43, 21>(), a[18].xor(d[3]).rotl::<21, 43>(), a[24].xor(d[4]).rotl::<14, 50>());
-        plane!(1; a[3].xor(d[3]).rotl::<28, 36>(), a[9].xor(d[4]).rotl::<20, 44>(), a[10].xor(d[0]).rotl::<3, 61>(), a[16].xor(d[1]).rotl::<45, 19>(), a[22].xor(d[2]).rotl::<61, 3>());
-        plane!(2; a[1].xor(d[1]).rotl::<1, 63>(), a[7].xor(d[2]).rotl::<6, 58>(), a[13].xor(d[3]).rotl::<25, 39>(), a[19].xor(d[4]).rotl::<8, 56>(), a[20].xor(d[0]).rotl::<18, 46>());
-        plane!(3; a[4].xor(d[4]).rotl::<27, 37>(), a[5].xor(d[0]).rotl::<36, 28>(), a[11].xor(d[1]).rotl::<10, 54>(), a[17].xor(d[2]).rotl::<15, 49>(), a[23].xor(d[3]).rotl::<56, 8>());
-        plane!(4; a[2].xor(d[2]).rotl::<62, 2>(), a[8].xor(d[3]).rotl::<55, 9>(), a[14].xor(d[4]).rotl::<39, 25>(), a[15].xor(d[0]).rotl::<41, 23>(), a[21].xor(d[1]).rotl::<2, 62>());
-        // ι
-        e[0] = e[0].xor(K::splat(rc));
-        a = e;
+    // Rounds alternate between two arrays, so no round ends with a 25-lane copy.
+    let mut other = [K::splat(0); 25];
+    for pair in ROUND_CONSTANTS.chunks_exact(2) {
+        keccak_round(state, &mut other, pair[0]);
+        keccak_round(&other, state, pair[1]);
     }
-    *state = a;
+}
+
+/// One round from `a` into `e`.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn keccak_round<K: KeccakLanes>(a: &[K; 25], e: &mut [K; 25], rc: u64) {
+    // θ (loops, not closures: a closure would not inherit the kernel's features)
+    let mut c = [K::splat(0); 5];
+    for x in 0..5 {
+        c[x] = a[x]
+            .xor(a[x + 5])
+            .xor(a[x + 10])
+            .xor(a[x + 15])
+            .xor(a[x + 20]);
+    }
+    let mut d = [K::splat(0); 5];
+    for x in 0..5 {
+        d[x] = c[(x + 4) % 5].xor(c[(x + 1) % 5].rotl::<1, 63>());
+    }
+    // ρ and π into plane y, then χ on it.
+    macro_rules! plane {
+        ($y:literal; $b0:expr, $b1:expr, $b2:expr, $b3:expr, $b4:expr) => {{
+            let b = [$b0, $b1, $b2, $b3, $b4];
+            for x in 0..5 {
+                e[5 * $y + x] = b[x].xor(b[(x + 1) % 5].andnot(b[(x + 2) % 5]));
+            }
+        }};
+    }
+    plane!(0; a[0].xor(d[0]), a[6].xor(d[1]).rotl::<44, 20>(), a[12].xor(d[2]).rotl::<43, 21>(), a[18].xor(d[3]).rotl::<21, 43>(), a[24].xor(d[4]).rotl::<14, 50>());
+    plane!(1; a[3].xor(d[3]).rotl::<28, 36>(), a[9].xor(d[4]).rotl::<20, 44>(), a[10].xor(d[0]).rotl::<3, 61>(), a[16].xor(d[1]).rotl::<45, 19>(), a[22].xor(d[2]).rotl::<61, 3>());
+    plane!(2; a[1].xor(d[1]).rotl::<1, 63>(), a[7].xor(d[2]).rotl::<6, 58>(), a[13].xor(d[3]).rotl::<25, 39>(), a[19].xor(d[4]).rotl::<8, 56>(), a[20].xor(d[0]).rotl::<18, 46>());
+    plane!(3; a[4].xor(d[4]).rotl::<27, 37>(), a[5].xor(d[0]).rotl::<36, 28>(), a[11].xor(d[1]).rotl::<10, 54>(), a[17].xor(d[2]).rotl::<15, 49>(), a[23].xor(d[3]).rotl::<56, 8>());
+    plane!(4; a[2].xor(d[2]).rotl::<62, 2>(), a[8].xor(d[3]).rotl::<55, 9>(), a[14].xor(d[4]).rotl::<39, 25>(), a[15].xor(d[0]).rotl::<41, 23>(), a[21].xor(d[1]).rotl::<2, 62>());
+    // ι
+    e[0] = e[0].xor(K::splat(rc));
 }
 
 /// SHAKE128's rate in bytes and words.
