@@ -414,6 +414,49 @@ fn bench_mldsa_reports_operations_and_both_yardsticks() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// ML-DSA through the key cache on every backend this CPU runs: hot keys hit, the
+/// invalid fraction is still caught, and the report names what each backend runs.
+#[test]
+fn bench_mldsa_key_cache_on_every_backend() {
+    for backend in linesig::Backend::ALL
+        .into_iter()
+        .filter(|b| b.is_supported())
+    {
+        let out = linesig_ok(
+            &[
+                "bench",
+                "--scheme",
+                "mldsa44",
+                "--backend",
+                backend.name(),
+                "--count",
+                "600",
+                "--keys",
+                "hot:3",
+                "--invalid",
+                "0.1",
+                "--key-cache-mb",
+                "4",
+                "--repeat",
+                "2",
+                "--op-iterations",
+                "0",
+                "--yardstick",
+                "none",
+                "--json",
+            ],
+            None,
+        );
+        let r = &json_lines(&out)[0];
+        assert_eq!(r["status"], "SUCCESS", "{backend}: {r}");
+        assert_eq!(r["invalid_count"], 60);
+        assert!(r["backend"].as_str().unwrap().starts_with(backend.name()));
+        let c = &r["key_cache"];
+        assert!(c["hit_rate"].as_f64().unwrap() > 0.5, "{backend}: {c}");
+        assert_eq!(c["entries"], 3, "{backend}: {c}");
+    }
+}
+
 #[test]
 fn verify_mldsa_lines_with_contexts() {
     use linesig::mldsa::{self, ParameterSet};
