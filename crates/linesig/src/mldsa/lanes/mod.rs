@@ -434,6 +434,22 @@ fn run<L: Lanes>(
     steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
 }
 
+/// `v[k]` = the N coefficients at `a[base + step·k..]`, for k < N.
+#[inline(always)]
+fn load_rows<L: Lanes>(v: &mut [L; 16], a: &[i32], base: usize, step: usize) {
+    for (k, x) in v[..L::N].iter_mut().enumerate() {
+        *x = L::load(&a[base + step * k..]);
+    }
+}
+
+/// The inverse of [`load_rows`].
+#[inline(always)]
+fn store_rows<L: Lanes>(v: &[L; 16], a: &mut [i32], base: usize, step: usize) {
+    for (k, x) in v[..L::N].iter().enumerate() {
+        x.store(&mut a[base + step * k..]);
+    }
+}
+
 /// NTT (FIPS 204 Algorithm 41), leaving the result in the transposed layout.
 ///
 /// Two passes over memory instead of eight. The spread pass holds N vectors 256/N
@@ -465,13 +481,9 @@ pub(crate) fn ntt_lanes<L: Lanes>(poly: &mut Poly) {
     let stride = 256 / n_lanes;
     let mut v = [L::splat(0); 16];
     for j in (0..stride).step_by(n_lanes) {
-        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
-            *x = L::load(&a[j + stride * k..]);
-        }
+        load_rows(&mut v, a, j, stride);
         run(&mut v, &L::SPREAD, false, |s| L::splat(ZETAS[s.zeta]));
-        for (k, x) in v[..n_lanes].iter().enumerate() {
-            x.store(&mut a[j + stride * k..]);
-        }
+        store_rows(&v, a, j, stride);
     }
     let zetas = tail_table::<L>(false);
     let square = n_lanes * n_lanes;
@@ -480,9 +492,7 @@ pub(crate) fn ntt_lanes<L: Lanes>(poly: &mut Poly) {
         .zip(zetas.chunks_exact(square - n_lanes))
         .enumerate()
     {
-        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
-            *x = L::load(&chunk[k * n_lanes..]);
-        }
+        load_rows(&mut v, chunk, 0, n_lanes);
         run(&mut v, &L::CHUNK, false, |s| {
             L::splat(ZETAS[(s.zeta as isize + c as isize * s.per_chunk) as usize])
         });
@@ -490,9 +500,7 @@ pub(crate) fn ntt_lanes<L: Lanes>(poly: &mut Poly) {
         run(&mut v, &L::IN_BLOCK, false, |s| {
             L::load(&chunk_zetas[s.zeta * n_lanes..])
         });
-        for (k, x) in v[..n_lanes].iter().enumerate() {
-            x.store(&mut chunk[k * n_lanes..]);
-        }
+        store_rows(&v, chunk, 0, n_lanes);
     }
 }
 
@@ -533,9 +541,7 @@ pub(crate) fn inverse_ntt_lanes<L: Lanes>(poly: &mut Poly) {
         .zip(zetas.chunks_exact(square - n_lanes))
         .enumerate()
     {
-        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
-            *x = L::load(&chunk[k * n_lanes..]);
-        }
+        load_rows(&mut v, chunk, 0, n_lanes);
         run(&mut v, &L::INVERSE_IN_BLOCK, true, |s| {
             L::load(&chunk_zetas[s.zeta * n_lanes..])
         });
@@ -543,14 +549,10 @@ pub(crate) fn inverse_ntt_lanes<L: Lanes>(poly: &mut Poly) {
         run(&mut v, &L::INVERSE_CHUNK, true, |s| {
             L::splat(-ZETAS[(s.zeta as isize + c as isize * s.per_chunk) as usize])
         });
-        for (k, x) in v[..n_lanes].iter().enumerate() {
-            x.store(&mut chunk[k * n_lanes..]);
-        }
+        store_rows(&v, chunk, 0, n_lanes);
     }
     for j in (0..stride).step_by(n_lanes) {
-        for (k, x) in v[..n_lanes].iter_mut().enumerate() {
-            *x = L::load(&a[j + stride * k..]);
-        }
+        load_rows(&mut v, a, j, stride);
         run(&mut v, &L::INVERSE_SPREAD, true, |s| {
             L::splat(-ZETAS[s.zeta])
         });
@@ -596,13 +598,9 @@ pub(crate) fn to_ntt_layout_lanes<L: Lanes>(values: &[i32; 256], poly: &mut Poly
         .chunks_exact(square)
         .zip(poly.0.chunks_exact_mut(square))
     {
-        for (i, row) in rows[..n_lanes].iter_mut().enumerate() {
-            *row = L::load(&from[i * n_lanes..]);
-        }
+        load_rows(&mut rows, from, 0, n_lanes);
         L::transpose(&mut rows[..n_lanes]);
-        for (i, row) in rows[..n_lanes].iter().enumerate() {
-            row.store(&mut to[i * n_lanes..]);
-        }
+        store_rows(&rows, to, 0, n_lanes);
     }
 }
 
