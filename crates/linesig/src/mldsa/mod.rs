@@ -1,5 +1,6 @@
-//! ML-DSA-44/65/87 (FIPS 204) verification, key generation and signing, on
-//! `libcrux-ml-dsa` (formally verified; AVX2 chosen at run time).
+//! ML-DSA-44/65/87 (FIPS 204): verification on linesig's own vector lanes or on
+//! `libcrux-ml-dsa` (formally verified; AVX2 chosen at run time), key generation and
+//! signing on libcrux.
 //!
 //! Verification is ML-DSA.Verify (FIPS 204 Algorithm 3): the "pure" variant with a
 //! context string of at most 255 bytes (§5.2), the message prefixed by 0 ‖ |ctx| ‖ ctx.
@@ -10,7 +11,7 @@
 //! Two verifiers give those verdicts, bit for bit (differential tests hold them to it):
 //! - libcrux's, the reference: [`verify`], [`verify_internal`] and the engine's
 //!   `reference` backend;
-//! - linesig's own ([`verify::ExpandedKey`]): the NTT on AVX2 (`avx2` backend) or
+//! - linesig's own (`verify.rs`, `lanes/`, `keccak/`): the NTT on AVX2 (`avx2` backend) or
 //!   AVX-512 (`ifma` backend) lanes, and an expanded form of each public key that the
 //!   engine's key cache keeps for keys that keep signing. The `reference` backend serves
 //!   cached keys on the portable lanes.
