@@ -79,8 +79,8 @@ impl Backend {
 
     /// The backend an engine for `scheme` uses unless told otherwise. Ed25519: see
     /// [`Backend::best`]. ML-DSA: `avx2` wherever AVX2 runs — linesig's own verifier,
-    /// measured on AMD EPYC (Zen 3), one core, at 1.9× libcrux (`reference`) and 1.35×
-    /// PQClean's AVX2 code with cold keys (README, "ML-DSA"). The AVX-512 lanes
+    /// measured on AMD EPYC (Zen 3), one core, at 1.6–2.1× libcrux (`reference`) and
+    /// 1.0–1.36× PQClean's AVX2 code with cold keys (README, "ML-DSA"). The AVX-512 lanes
     /// (`ifma`) are opt-in until they have run on AVX-512 hardware; they pass every
     /// test through their portable twin but their intrinsics have not executed yet.
     pub fn best_for(scheme: crate::Scheme) -> Backend {

@@ -101,7 +101,8 @@ impl EngineBuilder {
     }
 
     /// Force a backend (default: `LINESIG_BACKEND` if set, else the fastest this CPU
-    /// supports for the scheme, [`Backend::best_for`]). A backend this CPU cannot run is an error, never a silent fallback.
+    /// supports for the scheme, [`Backend::best_for`]). A backend this CPU cannot run is
+    /// an error, never a silent fallback.
     pub fn backend(mut self, backend: Backend) -> Self {
         self.backend = Some(backend);
         self

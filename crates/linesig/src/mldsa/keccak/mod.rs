@@ -147,11 +147,46 @@ fn keccak_round<K: KeccakLanes>(a: &[K; 25], e: &mut [K; 25], rc: u64) {
             }
         }};
     }
-    plane!(0; a[0].xor(d[0]), a[6].xor(d[1]).rotl::<44, 20>(), a[12].xor(d[2]).rotl::<43, 21>(), a[18].xor(d[3]).rotl::<21, 43>(), a[24].xor(d[4]).rotl::<14, 50>());
-    plane!(1; a[3].xor(d[3]).rotl::<28, 36>(), a[9].xor(d[4]).rotl::<20, 44>(), a[10].xor(d[0]).rotl::<3, 61>(), a[16].xor(d[1]).rotl::<45, 19>(), a[22].xor(d[2]).rotl::<61, 3>());
-    plane!(2; a[1].xor(d[1]).rotl::<1, 63>(), a[7].xor(d[2]).rotl::<6, 58>(), a[13].xor(d[3]).rotl::<25, 39>(), a[19].xor(d[4]).rotl::<8, 56>(), a[20].xor(d[0]).rotl::<18, 46>());
-    plane!(3; a[4].xor(d[4]).rotl::<27, 37>(), a[5].xor(d[0]).rotl::<36, 28>(), a[11].xor(d[1]).rotl::<10, 54>(), a[17].xor(d[2]).rotl::<15, 49>(), a[23].xor(d[3]).rotl::<56, 8>());
-    plane!(4; a[2].xor(d[2]).rotl::<62, 2>(), a[8].xor(d[3]).rotl::<55, 9>(), a[14].xor(d[4]).rotl::<39, 25>(), a[15].xor(d[0]).rotl::<41, 23>(), a[21].xor(d[1]).rotl::<2, 62>());
+    plane!(
+        0;
+        a[0].xor(d[0]),
+        a[6].xor(d[1]).rotl::<44, 20>(),
+        a[12].xor(d[2]).rotl::<43, 21>(),
+        a[18].xor(d[3]).rotl::<21, 43>(),
+        a[24].xor(d[4]).rotl::<14, 50>()
+    );
+    plane!(
+        1;
+        a[3].xor(d[3]).rotl::<28, 36>(),
+        a[9].xor(d[4]).rotl::<20, 44>(),
+        a[10].xor(d[0]).rotl::<3, 61>(),
+        a[16].xor(d[1]).rotl::<45, 19>(),
+        a[22].xor(d[2]).rotl::<61, 3>()
+    );
+    plane!(
+        2;
+        a[1].xor(d[1]).rotl::<1, 63>(),
+        a[7].xor(d[2]).rotl::<6, 58>(),
+        a[13].xor(d[3]).rotl::<25, 39>(),
+        a[19].xor(d[4]).rotl::<8, 56>(),
+        a[20].xor(d[0]).rotl::<18, 46>()
+    );
+    plane!(
+        3;
+        a[4].xor(d[4]).rotl::<27, 37>(),
+        a[5].xor(d[0]).rotl::<36, 28>(),
+        a[11].xor(d[1]).rotl::<10, 54>(),
+        a[17].xor(d[2]).rotl::<15, 49>(),
+        a[23].xor(d[3]).rotl::<56, 8>()
+    );
+    plane!(
+        4;
+        a[2].xor(d[2]).rotl::<62, 2>(),
+        a[8].xor(d[3]).rotl::<55, 9>(),
+        a[14].xor(d[4]).rotl::<39, 25>(),
+        a[15].xor(d[0]).rotl::<41, 23>(),
+        a[21].xor(d[1]).rotl::<2, 62>()
+    );
     // ι
     e[0] = e[0].xor(K::splat(rc));
 }
