@@ -551,11 +551,7 @@ fn verify_group<'a, L: Lanes>(
             .iter_mut()
             .map(|h| &mut h[..p.commitment_hash_len])
             .collect();
-        if inputs.len() == 1 {
-            libcrux_sha3::shake256_ema(outputs[0], inputs[0]);
-        } else if !inputs.is_empty() {
-            keccak::shake256_lanes::<L::Keccak>(&inputs, &mut outputs);
-        }
+        keccak::shake256_lanes::<L::Keccak>(&inputs, &mut outputs);
     }
     for (s, hash) in pending.iter().zip(&hashes) {
         out[s.slot] = s.signature.commitment_matches(hash).into();

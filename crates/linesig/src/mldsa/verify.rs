@@ -52,13 +52,8 @@ impl ExpandedKey {
         let mut keys = Vec::with_capacity(public_keys.len());
         for group in public_keys.chunks(width) {
             let mut tr = vec![[0u8; 64]; group.len()];
-            if group.len() == 1 {
-                // One key alone: the one-lane SHAKE256 is cheaper than a vector of one.
-                libcrux_sha3::shake256_ema(&mut tr[0], group[0]);
-            } else {
-                let mut outputs: Vec<&mut [u8]> = tr.iter_mut().map(|t| t.as_mut_slice()).collect();
-                shake256_lanes::<L::Keccak>(group, &mut outputs);
-            }
+            let mut outputs: Vec<&mut [u8]> = tr.iter_mut().map(|t| t.as_mut_slice()).collect();
+            shake256_lanes::<L::Keccak>(group, &mut outputs);
             for (public_key, tr) in group.iter().zip(tr) {
                 debug_assert_eq!(public_key.len(), parameter_set.public_key_len());
                 let rho: &[u8; 32] = public_key[..32].try_into().expect("32-byte ρ");

@@ -244,7 +244,8 @@ const SHAKE256_RATE_WORDS: usize = SHAKE256_RATE / 8;
 /// SHAKE256 of up to `K::N` inputs of one length, one per lane, each squeezing at most
 /// one block: `outputs[i] = SHAKE256(inputs[i], 8·outputs[i].len())`. Verification hashes
 /// the public keys (tr) and the commitment preimages (μ ‖ w1Encode) of several
-/// signatures this way, at the cost of one.
+/// signatures this way, at the cost of one. A single input takes libcrux's one-lane
+/// SHAKE256 instead.
 #[inline(always)]
 pub(crate) fn shake256_lanes<K: KeccakLanes>(inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
     let lanes = inputs.len();
@@ -259,6 +260,13 @@ pub(crate) fn shake256_lanes<K: KeccakLanes>(inputs: &[&[u8]], outputs: &mut [&m
         "inputs of one length"
     );
     assert!(outputs.iter().all(|o| o.len() <= SHAKE256_RATE));
+    if lanes <= 1 {
+        // One input alone: the one-lane SHAKE256 is cheaper than a vector of one.
+        for (input, output) in inputs.iter().zip(outputs.iter_mut()) {
+            libcrux_sha3::shake256_ema(output, input);
+        }
+        return;
+    }
     let mut state = [K::splat(0); 25];
     let mut words = [[0u64; 8]; SHAKE256_RATE_WORDS];
     let mut squeezed = [[0u64; 8]; SHAKE256_RATE_WORDS];
