@@ -25,6 +25,7 @@
 pub mod ed25519;
 mod engine;
 pub mod item;
+pub mod leansig;
 pub mod mldsa;
 pub mod paillier;
 mod verdict;
@@ -45,6 +46,9 @@ pub enum Scheme {
     Ed25519(Policy),
     /// ML-DSA (FIPS 204) with the given parameter set.
     MlDsa(mldsa::ParameterSet),
+    /// leanSig (generalized XMSS, Ethereum lean consensus): the item's context is the
+    /// epoch, four bytes little-endian ([`leansig::epoch_context`]).
+    LeanSig(leansig::Instance),
 }
 
 impl Scheme {
@@ -54,6 +58,7 @@ impl Scheme {
         match self {
             Scheme::Ed25519(policy) => ed25519::verify(policy, item),
             Scheme::MlDsa(parameter_set) => mldsa::verify(parameter_set, item),
+            Scheme::LeanSig(instance) => leansig::verify(instance, item),
         }
     }
 
@@ -76,6 +81,7 @@ impl Scheme {
         match self {
             Scheme::Ed25519(policy) => format!("Ed25519 (policy {policy})"),
             Scheme::MlDsa(ps) => format!("ML-DSA-{}", &ps.name()[5..]),
+            Scheme::LeanSig(instance) => format!("leanSig {} ({})", instance, instance.reference()),
         }
     }
 
@@ -84,6 +90,7 @@ impl Scheme {
         match self {
             Scheme::Ed25519(_) => "ed25519",
             Scheme::MlDsa(p) => p.name(),
+            Scheme::LeanSig(instance) => instance.name(),
         }
     }
 }
@@ -91,15 +98,18 @@ impl Scheme {
 impl std::str::FromStr for Scheme {
     type Err = String;
     /// `ed25519` (policy `strict`; pick another with [`Scheme::Ed25519`]), `mldsa44`,
-    /// `mldsa65`, `mldsa87`.
+    /// `mldsa65`, `mldsa87`, `leansig-devnet4`, `leansig-l18`, `leansig-l32`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.eq_ignore_ascii_case("ed25519") {
             return Ok(Scheme::Ed25519(Policy::Strict));
         }
+        if let Ok(instance) = s.parse::<leansig::Instance>() {
+            return Ok(Scheme::LeanSig(instance));
+        }
         s.parse::<mldsa::ParameterSet>()
             .map(Scheme::MlDsa)
             .map_err(|_| {
-                format!("unknown scheme '{s}' (available: ed25519, mldsa44, mldsa65, mldsa87)")
+                format!("unknown scheme '{s}' (available: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18, leansig-l32)")
             })
     }
 }

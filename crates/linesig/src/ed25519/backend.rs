@@ -87,6 +87,8 @@ impl Backend {
         match scheme {
             crate::Scheme::MlDsa(_) if Backend::Avx2.is_supported() => Backend::Avx2,
             crate::Scheme::MlDsa(_) => Backend::Reference,
+            crate::Scheme::LeanSig(_) if Backend::Avx2.is_supported() => Backend::Avx2,
+            crate::Scheme::LeanSig(_) => Backend::Reference,
             _ => Backend::best(),
         }
     }

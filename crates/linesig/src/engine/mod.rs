@@ -12,6 +12,7 @@ pub use key_cache::KeyCacheStats;
 
 use crate::ed25519::{self, Backend, UnknownBackend};
 use crate::item::{Item, ItemBatch, ItemSource};
+use crate::leansig;
 use crate::mldsa;
 use crate::verdict::{Reject, Verdict};
 use crate::Scheme;
@@ -51,6 +52,8 @@ pub enum Error {
     },
     #[error("output has room for {got} verdicts but there are {expected} items")]
     OutputLength { expected: usize, got: usize },
+    #[error("{0} has no key cache: its public keys have nothing to precompute (use 0)")]
+    NoKeyCache(&'static str),
     #[error("a key cache of {bytes} bytes holds no key table: one takes {table_bytes} bytes with its bookkeeping on this backend (use 0 to switch the cache off)")]
     KeyCacheTooSmall { bytes: usize, table_bytes: usize },
 }
@@ -154,6 +157,8 @@ impl EngineBuilder {
                 let table_bytes = match scheme {
                     Scheme::Ed25519(_) => ed25519::key_table_bytes(backend),
                     Scheme::MlDsa(parameter_set) => mldsa::expanded_key_bytes(parameter_set),
+                    // A leanSig key is 48–52 bytes of public data with nothing to expand.
+                    Scheme::LeanSig(_) => return Err(Error::NoKeyCache(scheme.name())),
                 };
                 Some(KeyCache::new(self.key_cache_bytes, table_bytes).ok_or(
                     Error::KeyCacheTooSmall {
@@ -324,6 +329,9 @@ impl Engine {
             Scheme::MlDsa(parameter_set) => {
                 let cache = self.key_cache.as_ref();
                 mldsa::verify_unit(parameter_set, self.backend, cache, items, start, out)
+            }
+            Scheme::LeanSig(instance) => {
+                leansig::verify_unit(instance, self.backend, self.lanes, items, start, out)
             }
         }
     }

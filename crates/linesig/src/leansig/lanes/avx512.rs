@@ -1,0 +1,91 @@
+//! Sixteen KoalaBear elements per `__m512i` (AVX-512F), one u32 per lane.
+//!
+//! Montgomery products take `vpmuludq` on the even lanes (zmm) and on the odd lanes shifted
+//! down: t = a·b, q = lo32(t)·p⁻¹, and hi32(t) − hi32(q·p) is the exact result in
+//! (−p, p) because the low halves cancel; `vpminud` against r + p brings it to [0, p).
+//!
+//! Safety: `Avx512` values are made only inside the kernels of `simd_permutations!`, which
+//! assert `is_x86_feature_detected!("avx512f")` first.
+
+use super::{simd_permutations, KoalaLanes, P, P_INV};
+use core::arch::x86_64::*;
+
+#[derive(Clone, Copy)]
+pub(crate) struct Avx512(__m512i);
+
+pub(crate) fn supported() -> bool {
+    is_x86_feature_detected!("avx512f")
+}
+
+// Every function executing AVX-512 instructions carries the target feature itself; the
+// trait methods are `#[inline(always)]` shims that inline into the kernels.
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn add(a: __m512i, b: __m512i) -> __m512i {
+    // a, b < p < 2^31: the sum fits; min(s, s − p) picks s − p exactly when s ≥ p.
+    let s = _mm512_add_epi32(a, b);
+    _mm512_min_epu32(s, _mm512_sub_epi32(s, _mm512_set1_epi32(P as i32)))
+}
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn sub(a: __m512i, b: __m512i) -> __m512i {
+    let d = _mm512_sub_epi32(a, b);
+    _mm512_min_epu32(d, _mm512_add_epi32(d, _mm512_set1_epi32(P as i32)))
+}
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn mul(a: __m512i, b: __m512i) -> __m512i {
+    let p = _mm512_set1_epi32(P as i32);
+    let p_inv = _mm512_set1_epi32(P_INV as i32);
+    let t_even = _mm512_mul_epu32(a, b);
+    let t_odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b));
+    let qp_even = _mm512_mul_epu32(_mm512_mul_epu32(t_even, p_inv), p);
+    let qp_odd = _mm512_mul_epu32(_mm512_mul_epu32(t_odd, p_inv), p);
+    // High halves: the odd products already sit there, the even ones shift up.
+    let t_hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(t_even), t_odd);
+    let qp_hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(qp_even), qp_odd);
+    let r = _mm512_sub_epi32(t_hi, qp_hi);
+    _mm512_min_epu32(r, _mm512_add_epi32(r, p))
+}
+
+impl KoalaLanes for Avx512 {
+    const N: usize = 16;
+
+    #[inline(always)]
+    fn splat(x: u32) -> Self {
+        // SAFETY: see the module note.
+        Avx512(unsafe { _mm512_set1_epi32(x as i32) })
+    }
+    #[inline(always)]
+    fn load(x: &[u32]) -> Self {
+        assert!(x.len() >= 16);
+        // SAFETY: sixteen u32 are in bounds (asserted); unaligned load.
+        Avx512(unsafe { _mm512_loadu_si512(x.as_ptr().cast()) })
+    }
+    #[inline(always)]
+    fn store(self, out: &mut [u32]) {
+        assert!(out.len() >= 16);
+        // SAFETY: as for `load`.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), self.0) }
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx512(unsafe { add(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx512(unsafe { sub(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn mul(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx512(unsafe { mul(self.0, other.0) })
+    }
+
+    simd_permutations!(Avx512, "avx512f", supported);
+}

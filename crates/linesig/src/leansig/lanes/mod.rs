@@ -1,0 +1,270 @@
+//! KoalaBear lanes: N field elements per vector, one signature (or one leaf) per lane,
+//! and the Poseidon1 / Poseidon2 permutations written once over them.
+//!
+//! Every leanSig verification performs the same fixed sequence of permutations whatever
+//! its inputs, so N signatures share each permutation call: lane k carries signature k.
+//!
+//! Values are in Montgomery form (x·2^32 mod p), fully reduced to [0, p) after every
+//! operation, the form Plonky3's `MontyField31` uses; constants come from
+//! [`super::poseidon`], which takes them from Plonky3 so they are the reference's own.
+//!
+//! Instances: `portable.rs` (`Portable<N>`, any CPU; `Portable<1>` is the scalar path),
+//! `avx2.rs` (8 × u32 per `__m256i`), `avx512.rs` (16 × u32 per `__m512i`).
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
+pub(crate) mod portable;
+
+use super::poseidon::{Poseidon1Constants, Poseidon2Constants};
+
+/// KoalaBear: p = 2^31 − 2^24 + 1.
+pub(crate) const P: u32 = 0x7f00_0001;
+/// p⁻¹ mod 2^32, for the Montgomery reduction.
+pub(crate) const P_INV: u32 = 0x8100_0001;
+
+/// N KoalaBear elements in Montgomery form, each in [0, p).
+pub(crate) trait KoalaLanes: Copy {
+    const N: usize;
+    fn splat(x: u32) -> Self;
+    /// Lanes from `x[..N]`.
+    fn load(x: &[u32]) -> Self;
+    /// Lanes into `out[..N]`.
+    fn store(self, out: &mut [u32]);
+    fn add(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    /// Montgomery product: a·b·2^−32 mod p.
+    fn mul(self, other: Self) -> Self;
+
+    /// Kernels: the permutations compiled for the backend's target features (see
+    /// `simd_permutations!`); the portable instance runs the generic code as is.
+    fn poseidon1_16(state: &mut [Self; 16]) {
+        poseidon1_lanes(state, &super::poseidon::constants().poseidon1_16)
+    }
+    fn poseidon1_24(state: &mut [Self; 24]) {
+        poseidon1_lanes(state, &super::poseidon::constants().poseidon1_24)
+    }
+    fn poseidon2_16(state: &mut [Self; 16]) {
+        poseidon2_lanes(state, &super::poseidon::constants().poseidon2_16)
+    }
+    fn poseidon2_24(state: &mut [Self; 24]) {
+        poseidon2_lanes(state, &super::poseidon::constants().poseidon2_24)
+    }
+}
+
+/// Scalar Montgomery product, shared by the portable lanes and the constant tables.
+#[inline(always)]
+pub(crate) const fn monty_mul(a: u32, b: u32) -> u32 {
+    let t = a as u64 * b as u64;
+    let q = (t as u32).wrapping_mul(P_INV);
+    // t ≡ q·p (mod 2^32), so the low halves cancel and the high halves' difference is
+    // the exact Montgomery result, in (−p, p).
+    let r = ((t >> 32) as u32).wrapping_sub(((q as u64 * P as u64) >> 32) as u32);
+    if r >= P {
+        r.wrapping_add(P)
+    } else {
+        r
+    }
+}
+
+/// Scalar a + b mod p, for a, b < p.
+pub(crate) const fn add_mod(a: u32, b: u32) -> u32 {
+    let s = a + b;
+    if s >= P {
+        s - P
+    } else {
+        s
+    }
+}
+
+/// Canonical value → Montgomery form.
+pub(crate) const fn to_monty(x: u32) -> u32 {
+    (((x as u64) << 32) % P as u64) as u32
+}
+
+/// Montgomery form → canonical value.
+pub(crate) const fn from_monty(x: u32) -> u32 {
+    monty_mul(x, 1)
+}
+
+#[inline(always)]
+fn cube<L: KoalaLanes>(x: L) -> L {
+    x.mul(x).mul(x)
+}
+
+/// y = M·x for a dense matrix of Montgomery-form constants.
+#[inline(always)]
+fn dense_mul<L: KoalaLanes, const W: usize>(state: &mut [L; W], matrix: &[[u32; W]; W]) {
+    let x = *state;
+    for (out, row) in state.iter_mut().zip(matrix) {
+        let mut acc = x[0].mul(L::splat(row[0]));
+        for j in 1..W {
+            acc = acc.add(x[j].mul(L::splat(row[j])));
+        }
+        *out = acc;
+    }
+}
+
+/// Poseidon1 (Hades) as Plonky3 computes it: RF/2 full rounds, the RP partial rounds in
+/// the sparse-matrix form of the Poseidon paper's Appendix B (one dense transition
+/// matrix, then per round one S-box, one scalar constant and a first-row/first-column
+/// matrix), and RF/2 full rounds. Equal to the textbook permutation; tests pin it to
+/// Plonky3's.
+#[inline(always)]
+pub(crate) fn poseidon1_lanes<L: KoalaLanes, const W: usize>(
+    state: &mut [L; W],
+    k: &Poseidon1Constants<W>,
+) {
+    let full_round = |state: &mut [L; W], rc: &[u32; W]| {
+        for (s, &c) in state.iter_mut().zip(rc) {
+            *s = cube(s.add(L::splat(c)));
+        }
+        dense_mul(state, &k.mds);
+    };
+    for rc in &k.initial {
+        full_round(state, rc);
+    }
+    for (s, &c) in state.iter_mut().zip(&k.first_round_constants) {
+        *s = s.add(L::splat(c));
+    }
+    dense_mul(state, &k.m_i);
+    let rounds = k.sparse_first_row.len();
+    for r in 0..rounds {
+        let mut s0 = cube(state[0]);
+        if r + 1 < rounds {
+            s0 = s0.add(L::splat(k.round_constants[r]));
+        }
+        // New state[0] is the first row's dot product; the rest take a multiple of the
+        // old state[0] (the first column).
+        let row = &k.sparse_first_row[r];
+        let mut acc = s0.mul(L::splat(row[0]));
+        for j in 1..W {
+            acc = acc.add(state[j].mul(L::splat(row[j])));
+        }
+        let v = &k.v[r];
+        for j in 1..W {
+            state[j] = state[j].add(s0.mul(L::splat(v[j - 1])));
+        }
+        state[0] = acc;
+    }
+    for rc in &k.terminal {
+        full_round(state, rc);
+    }
+}
+
+/// Plonky3's 4×4 block of the Poseidon2 external layer, [[2,3,1,1],[1,2,3,1],[1,1,2,3],
+/// [3,1,1,2]], in additions only.
+#[inline(always)]
+fn mat4<L: KoalaLanes>(x: &mut [L]) {
+    let t01 = x[0].add(x[1]);
+    let t23 = x[2].add(x[3]);
+    let t0123 = t01.add(t23);
+    let t01123 = t0123.add(x[1]);
+    let t01233 = t0123.add(x[3]);
+    let y3 = t01233.add(x[0].add(x[0]));
+    let y1 = t01123.add(x[2].add(x[2]));
+    x[0] = t01123.add(t01);
+    x[2] = t01233.add(t23);
+    x[1] = y1;
+    x[3] = y3;
+}
+
+/// The Poseidon2 external layer: circ(2·M4, M4, …, M4), i.e. M4 on each block of four,
+/// then every element gains the sum of its column position over all blocks.
+#[inline(always)]
+fn external_layer<L: KoalaLanes, const W: usize>(state: &mut [L; W]) {
+    for block in state.chunks_exact_mut(4) {
+        mat4(block);
+    }
+    let mut sums = [state[0], state[1], state[2], state[3]];
+    for block in state[4..].chunks_exact(4) {
+        for (s, &x) in sums.iter_mut().zip(block) {
+            *s = s.add(x);
+        }
+    }
+    for (i, s) in state.iter_mut().enumerate() {
+        *s = s.add(sums[i % 4]);
+    }
+}
+
+/// Poseidon2 as Plonky3 computes it: the external layer, RF/2 external rounds, RP
+/// internal rounds (constant and S-box on state[0], then 1 + diag(V)), RF/2 external
+/// rounds.
+#[inline(always)]
+pub(crate) fn poseidon2_lanes<L: KoalaLanes, const W: usize>(
+    state: &mut [L; W],
+    k: &Poseidon2Constants<W>,
+) {
+    let external_round = |state: &mut [L; W], rc: &[u32; W]| {
+        for (s, &c) in state.iter_mut().zip(rc) {
+            *s = cube(s.add(L::splat(c)));
+        }
+        external_layer(state);
+    };
+    external_layer(state);
+    for rc in &k.initial {
+        external_round(state, rc);
+    }
+    for &c in &k.internal {
+        state[0] = cube(state[0].add(L::splat(c)));
+        let mut sum = state[0];
+        for s in &state[1..] {
+            sum = sum.add(*s);
+        }
+        for (s, &d) in state.iter_mut().zip(&k.diagonal) {
+            *s = sum.add(s.mul(L::splat(d)));
+        }
+    }
+    for rc in &k.terminal {
+        external_round(state, rc);
+    }
+}
+
+/// The four permutation kernels of a SIMD backend, each compiled with `$features` so the
+/// lane operations inline into one function, and each asserting CPU support first.
+macro_rules! simd_permutations {
+    ($lanes:ty, $features:literal, $supported:path) => {
+        fn poseidon1_16(state: &mut [Self; 16]) {
+            #[target_feature(enable = $features)]
+            fn kernel(state: &mut [$lanes; 16]) {
+                let k = &$crate::leansig::poseidon::constants().poseidon1_16;
+                $crate::leansig::lanes::poseidon1_lanes(state, k)
+            }
+            assert!($supported(), "{} lanes on a CPU without them", $features);
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { kernel(state) }
+        }
+        fn poseidon1_24(state: &mut [Self; 24]) {
+            #[target_feature(enable = $features)]
+            fn kernel(state: &mut [$lanes; 24]) {
+                let k = &$crate::leansig::poseidon::constants().poseidon1_24;
+                $crate::leansig::lanes::poseidon1_lanes(state, k)
+            }
+            assert!($supported(), "{} lanes on a CPU without them", $features);
+            // SAFETY: as above.
+            unsafe { kernel(state) }
+        }
+        fn poseidon2_16(state: &mut [Self; 16]) {
+            #[target_feature(enable = $features)]
+            fn kernel(state: &mut [$lanes; 16]) {
+                let k = &$crate::leansig::poseidon::constants().poseidon2_16;
+                $crate::leansig::lanes::poseidon2_lanes(state, k)
+            }
+            assert!($supported(), "{} lanes on a CPU without them", $features);
+            // SAFETY: as above.
+            unsafe { kernel(state) }
+        }
+        fn poseidon2_24(state: &mut [Self; 24]) {
+            #[target_feature(enable = $features)]
+            fn kernel(state: &mut [$lanes; 24]) {
+                let k = &$crate::leansig::poseidon::constants().poseidon2_24;
+                $crate::leansig::lanes::poseidon2_lanes(state, k)
+            }
+            assert!($supported(), "{} lanes on a CPU without them", $features);
+            // SAFETY: as above.
+            unsafe { kernel(state) }
+        }
+    };
+}
+pub(crate) use simd_permutations;

@@ -1,0 +1,270 @@
+//! The Poseidon1 and Poseidon2 constants over KoalaBear, taken from Plonky3 so they are
+//! the reference's: `default_koalabear_poseidon1_{16,24}` (leanSig c08a3ba, devnet-4)
+//! and `default_koalabear_poseidon2_{16,24}` (leanSig 73bedc2, the legacy instances),
+//! converted once to the Montgomery form the lanes compute in.
+//!
+//! Poseidon1's partial rounds use Plonky3's sparse-matrix constants
+//! (`Poseidon1Constants::to_optimized`); Poseidon2's internal diagonal is read off
+//! Plonky3's own internal linear layer, applied to unit vectors.
+//!
+//! Poseidon2's round constants moved between the Plonky3 the legacy instances were made
+//! with (d421e32) and the crates.io release: both take the same Grain LFSR stream, but
+//! d421e32 cut it as initial ‖ terminal ‖ internal, while 0.5 cuts it as initial ‖
+//! internal ‖ terminal. [`legacy_poseidon2_split`] recuts 0.5's constants the old way
+//! (checked against d421e32's tables and, end to end, by the L18/L32 vectors).
+
+use super::lanes::to_monty;
+use p3_field::{PrimeCharacteristicRing, PrimeField32};
+use p3_koala_bear::{
+    GenericPoseidon2LinearLayersKoalaBear, KoalaBear, KOALABEAR_POSEIDON1_RC_16,
+    KOALABEAR_POSEIDON1_RC_24, KOALABEAR_POSEIDON2_RC_16_EXTERNAL_FINAL,
+    KOALABEAR_POSEIDON2_RC_16_EXTERNAL_INITIAL, KOALABEAR_POSEIDON2_RC_16_INTERNAL,
+    KOALABEAR_POSEIDON2_RC_24_EXTERNAL_FINAL, KOALABEAR_POSEIDON2_RC_24_EXTERNAL_INITIAL,
+    KOALABEAR_POSEIDON2_RC_24_INTERNAL, KOALABEAR_POSEIDON_HALF_FULL_ROUNDS,
+    KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24,
+};
+use p3_monty_31::MDSUtils;
+use p3_poseidon2::GenericPoseidon2LinearLayers;
+use std::sync::OnceLock;
+
+/// Poseidon1 of width W, in the form [`super::lanes::poseidon1_lanes`] applies.
+pub(crate) struct Poseidon1Constants<const W: usize> {
+    pub initial: Vec<[u32; W]>,
+    pub terminal: Vec<[u32; W]>,
+    /// The circulant MDS matrix, dense.
+    pub mds: [[u32; W]; W],
+    pub first_round_constants: [u32; W],
+    /// The dense transition matrix applied once before the partial rounds.
+    pub m_i: [[u32; W]; W],
+    pub sparse_first_row: Vec<[u32; W]>,
+    /// First columns (without the [0,0] entry) of the sparse matrices.
+    pub v: Vec<[u32; W]>,
+    /// Scalar constants of partial rounds 0..RP−1 (the last has none).
+    pub round_constants: Vec<u32>,
+}
+
+/// Poseidon2 of width W, in the form [`super::lanes::poseidon2_lanes`] applies.
+pub(crate) struct Poseidon2Constants<const W: usize> {
+    pub initial: Vec<[u32; W]>,
+    pub internal: Vec<u32>,
+    pub terminal: Vec<[u32; W]>,
+    /// V of the internal matrix 1 + diag(V).
+    pub diagonal: [u32; W],
+}
+
+pub(crate) struct Constants {
+    pub poseidon1_16: Poseidon1Constants<16>,
+    pub poseidon1_24: Poseidon1Constants<24>,
+    pub poseidon2_16: Poseidon2Constants<16>,
+    pub poseidon2_24: Poseidon2Constants<24>,
+}
+
+pub(crate) fn constants() -> &'static Constants {
+    static CONSTANTS: OnceLock<Constants> = OnceLock::new();
+    CONSTANTS.get_or_init(|| Constants {
+        poseidon1_16: poseidon1(
+            KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16,
+            p3_koala_bear::MDSKoalaBearData::MATRIX_CIRC_MDS_16_COL,
+            &KOALABEAR_POSEIDON1_RC_16,
+        ),
+        poseidon1_24: poseidon1(
+            KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24,
+            p3_koala_bear::MDSKoalaBearData::MATRIX_CIRC_MDS_24_COL,
+            &KOALABEAR_POSEIDON1_RC_24,
+        ),
+        poseidon2_16: poseidon2(legacy_poseidon2_split(
+            &KOALABEAR_POSEIDON2_RC_16_EXTERNAL_INITIAL,
+            &KOALABEAR_POSEIDON2_RC_16_INTERNAL,
+            &KOALABEAR_POSEIDON2_RC_16_EXTERNAL_FINAL,
+        )),
+        poseidon2_24: poseidon2(legacy_poseidon2_split(
+            &KOALABEAR_POSEIDON2_RC_24_EXTERNAL_INITIAL,
+            &KOALABEAR_POSEIDON2_RC_24_INTERNAL,
+            &KOALABEAR_POSEIDON2_RC_24_EXTERNAL_FINAL,
+        )),
+    })
+}
+
+fn monty(x: KoalaBear) -> u32 {
+    to_monty(x.as_canonical_u32())
+}
+
+fn monty_row<const W: usize>(row: &[KoalaBear; W]) -> [u32; W] {
+    core::array::from_fn(|i| monty(row[i]))
+}
+
+fn poseidon1<const W: usize>(
+    rounds_p: usize,
+    mds_circ_col: [i64; W],
+    round_constants: &[[KoalaBear; W]],
+) -> Poseidon1Constants<W> {
+    let raw = p3_poseidon1::Poseidon1Constants {
+        rounds_f: 2 * KOALABEAR_POSEIDON_HALF_FULL_ROUNDS,
+        rounds_p,
+        mds_circ_col,
+        round_constants: round_constants.to_vec(),
+    };
+    let (full, partial) = raw.to_optimized();
+    let rows = |m: &[[KoalaBear; W]; W]| core::array::from_fn(|i| monty_row(&m[i]));
+    Poseidon1Constants {
+        initial: full.initial.iter().map(monty_row).collect(),
+        terminal: full.terminal.iter().map(monty_row).collect(),
+        mds: rows(&full.dense_mds),
+        first_round_constants: monty_row(&partial.first_round_constants),
+        m_i: rows(&partial.m_i),
+        sparse_first_row: partial.sparse_first_row.iter().map(monty_row).collect(),
+        v: partial.v.iter().map(monty_row).collect(),
+        round_constants: partial.round_constants.iter().map(|&c| monty(c)).collect(),
+    }
+}
+
+/// Poseidon2 round constants: initial external, internal, terminal external.
+pub(crate) type Poseidon2Rounds<const W: usize> =
+    (Vec<[KoalaBear; W]>, Vec<KoalaBear>, Vec<[KoalaBear; W]>);
+
+/// Plonky3 0.5's Poseidon2 constants (initial ‖ internal ‖ terminal of one stream)
+/// recut as Plonky3 d421e32 used them (initial ‖ terminal ‖ internal).
+pub(crate) fn legacy_poseidon2_split<const W: usize>(
+    initial: &[[KoalaBear; W]],
+    internal: &[KoalaBear],
+    terminal: &[[KoalaBear; W]],
+) -> Poseidon2Rounds<W> {
+    let stream: Vec<KoalaBear> = initial
+        .iter()
+        .flatten()
+        .chain(internal)
+        .chain(terminal.iter().flatten())
+        .copied()
+        .collect();
+    let rows = |flat: &[KoalaBear]| -> Vec<[KoalaBear; W]> {
+        flat.chunks_exact(W)
+            .map(|row| row.try_into().expect("W elements"))
+            .collect()
+    };
+    let full = initial.len() * W;
+    (
+        rows(&stream[..full]),
+        stream[2 * full..].to_vec(),
+        rows(&stream[full..2 * full]),
+    )
+}
+
+fn poseidon2<const W: usize>(
+    (initial, internal, terminal): Poseidon2Rounds<W>,
+) -> Poseidon2Constants<W>
+where
+    GenericPoseidon2LinearLayersKoalaBear: GenericPoseidon2LinearLayers<W>,
+{
+    // The internal layer maps the unit vector e_i to 1 + V_i at i (and 1 elsewhere).
+    let diagonal = core::array::from_fn(|i| {
+        let mut unit = [KoalaBear::ZERO; W];
+        unit[i] = KoalaBear::ONE;
+        GenericPoseidon2LinearLayersKoalaBear::internal_linear_layer(&mut unit);
+        monty(unit[i] - KoalaBear::ONE)
+    });
+    Poseidon2Constants {
+        initial: initial.iter().map(monty_row).collect(),
+        internal: internal.iter().map(|&c| monty(c)).collect(),
+        terminal: terminal.iter().map(monty_row).collect(),
+        diagonal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lanes::portable::Portable;
+    use super::super::lanes::{from_monty, KoalaLanes};
+    use super::*;
+    use p3_symmetric::Permutation;
+    use rand::{Rng, SeedableRng};
+
+    fn random_state<const W: usize>(rng: &mut impl Rng) -> [u32; W] {
+        core::array::from_fn(|_| rng.gen_range(0..super::super::lanes::P))
+    }
+
+    /// Our permutation on lanes `L` against Plonky3's on the same states.
+    fn check<L: KoalaLanes, const W: usize>(
+        ours: fn(&mut [L; W]),
+        reference: &impl Permutation<[KoalaBear; W]>,
+    ) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(W as u64);
+        for _ in 0..8 {
+            let inputs: Vec<[u32; W]> = (0..L::N).map(|_| random_state(&mut rng)).collect();
+            let mut state: [L; W] = core::array::from_fn(|i| {
+                let column: Vec<u32> = inputs.iter().map(|s| to_monty(s[i])).collect();
+                L::load(&column)
+            });
+            ours(&mut state);
+            for (lane, input) in inputs.iter().enumerate() {
+                let expected =
+                    reference.permute(core::array::from_fn(|i| KoalaBear::new(input[i])));
+                for i in 0..W {
+                    let mut column = vec![0u32; L::N];
+                    state[i].store(&mut column);
+                    assert_eq!(
+                        from_monty(column[lane]),
+                        expected[i].as_canonical_u32(),
+                        "width {W}, lane {lane}, element {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Plonky3's Poseidon2 with the constants cut as the legacy instances use them.
+    macro_rules! legacy_poseidon2 {
+        ($w:literal, $initial:ident, $internal:ident, $terminal:ident) => {{
+            let (initial, internal, terminal) =
+                legacy_poseidon2_split::<$w>(&$initial, &$internal, &$terminal);
+            p3_koala_bear::Poseidon2KoalaBear::<$w>::new(
+                p3_poseidon2::ExternalLayerConstants::new(initial, terminal),
+                internal,
+            )
+        }};
+    }
+
+    fn check_all<L: KoalaLanes>() {
+        check::<L, 16>(
+            L::poseidon1_16,
+            &p3_koala_bear::default_koalabear_poseidon1_16(),
+        );
+        check::<L, 24>(
+            L::poseidon1_24,
+            &p3_koala_bear::default_koalabear_poseidon1_24(),
+        );
+        let legacy_16 = legacy_poseidon2!(
+            16,
+            KOALABEAR_POSEIDON2_RC_16_EXTERNAL_INITIAL,
+            KOALABEAR_POSEIDON2_RC_16_INTERNAL,
+            KOALABEAR_POSEIDON2_RC_16_EXTERNAL_FINAL
+        );
+        let legacy_24 = legacy_poseidon2!(
+            24,
+            KOALABEAR_POSEIDON2_RC_24_EXTERNAL_INITIAL,
+            KOALABEAR_POSEIDON2_RC_24_INTERNAL,
+            KOALABEAR_POSEIDON2_RC_24_EXTERNAL_FINAL
+        );
+        check::<L, 16>(L::poseidon2_16, &legacy_16);
+        check::<L, 24>(L::poseidon2_24, &legacy_24);
+    }
+
+    #[test]
+    fn permutations_match_plonky3_on_every_lane_width() {
+        check_all::<Portable<1>>();
+        check_all::<Portable<8>>();
+        check_all::<Portable<16>>();
+        if super::super::lanes::avx2::supported() {
+            check_all::<super::super::lanes::avx2::Avx2>();
+        }
+        if super::super::lanes::avx512::supported() {
+            check_all::<super::super::lanes::avx512::Avx512>();
+        }
+    }
+
+    #[test]
+    fn montgomery_round_trip() {
+        for x in [0, 1, 2, super::super::lanes::P - 1, 12345678] {
+            assert_eq!(from_monty(to_monty(x)), x);
+        }
+    }
+}
