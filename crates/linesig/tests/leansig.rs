@@ -152,3 +152,172 @@ fn epoch_context_is_checked() {
         Verdict::Invalid(Reject::BadLength)
     );
 }
+
+/// A key for `instance` from a fixed seed, on the fastest lanes here.
+fn key(instance: Instance, seed: u64) -> (Vec<u8>, leansig::SecretKey) {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+    let backend = Backend::best_for(Scheme::LeanSig(instance));
+    leansig::keys::key_gen(instance, backend, &mut rng, 0, 1).unwrap()
+}
+
+#[test]
+fn our_signatures_verify_and_have_the_reference_layout() {
+    let instance = Instance::L18;
+    let (public_key, mut secret) = key(instance, 1);
+    assert_eq!(public_key.len(), instance.public_key_len());
+    assert_eq!(secret.prepared_interval(), 0..1024);
+    let mut signed = Vec::new();
+    for (n, epoch) in [0u32, 1, 513, 1000, 1023].into_iter().enumerate() {
+        let message = [n as u8 ^ 0x5a; 32];
+        let signature = secret.sign(epoch, &message).unwrap();
+        assert_eq!(signature.len(), instance.signature_len());
+        // SSZ offsets as the reference writes them: path after offset ‖ rho ‖ offset.
+        let path_at = 8 + 4 * 6;
+        assert_eq!(
+            u32::from_le_bytes(signature[..4].try_into().unwrap()),
+            path_at
+        );
+        assert_eq!(
+            u32::from_le_bytes(
+                signature[path_at as usize..path_at as usize + 4]
+                    .try_into()
+                    .unwrap()
+            ),
+            4
+        );
+        signed.push((epoch_context(epoch), message, signature));
+    }
+    let items: Vec<Item> = signed
+        .iter()
+        .map(|(e, m, s)| Item::new(&public_key, m, s).with_context(e))
+        .collect();
+    for implementation in leansig::testing::implementations() {
+        let verdicts = leansig::testing::verify_on(instance, implementation, &items);
+        assert!(
+            verdicts.iter().all(|v| v.is_valid()),
+            "{implementation}: {verdicts:?}"
+        );
+    }
+    // Another epoch, message or key fails.
+    let (e, m, s) = &signed[2];
+    let other_epoch = epoch_context(514);
+    assert!(!leansig::verify(
+        instance,
+        &Item::new(&public_key, m, s).with_context(&other_epoch)
+    )
+    .is_valid());
+    assert!(!leansig::verify(
+        instance,
+        &Item::new(&public_key, &[0u8; 32], s).with_context(e)
+    )
+    .is_valid());
+    let (other_key, _) = key(instance, 2);
+    assert!(!leansig::verify(instance, &Item::new(&other_key, m, s).with_context(e)).is_valid());
+}
+
+#[test]
+fn a_key_signs_each_epoch_once_and_only_where_prepared() {
+    use leansig::SignError;
+    let instance = Instance::L18;
+    let (_, mut secret) = key(instance, 3);
+    secret.sign(10, &[1; 32]).unwrap();
+    assert_eq!(
+        secret.sign(10, &[2; 32]),
+        Err(SignError::EpochUsed {
+            epoch: 10,
+            next: 11
+        })
+    );
+    assert_eq!(
+        secret.sign(9, &[2; 32]),
+        Err(SignError::EpochUsed { epoch: 9, next: 11 })
+    );
+    assert!(matches!(
+        secret.sign(1024, &[2; 32]),
+        Err(SignError::NotActive { .. })
+    ));
+    assert!(matches!(
+        secret.sign(1 << 20, &[2; 32]),
+        Err(SignError::NotActive { .. })
+    ));
+    // Active over three bottom trees: the third is prepared after one advance.
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(4);
+    let backend = Backend::best_for(Scheme::LeanSig(instance));
+    let (public_key, mut secret) =
+        leansig::keys::key_gen(instance, backend, &mut rng, 0, 1200).unwrap();
+    assert_eq!(secret.activation_interval(), 0..1536);
+    assert!(matches!(
+        secret.sign(1100, &[3; 32]),
+        Err(SignError::NotPrepared { .. })
+    ));
+    assert!(secret.advance_preparation(backend));
+    assert!(!secret.advance_preparation(backend));
+    assert_eq!(secret.prepared_interval(), 512..1536);
+    let signature = secret.sign(1100, &[3; 32]).unwrap();
+    let epoch = epoch_context(1100);
+    assert!(leansig::verify(
+        instance,
+        &Item::new(&public_key, &[3; 32], &signature).with_context(&epoch)
+    )
+    .is_valid());
+    assert!(leansig::keys::key_gen(instance, backend, &mut rng, 0, 0).is_err());
+    assert!(leansig::keys::key_gen(instance, backend, &mut rng, 1 << 18, 1).is_err());
+}
+
+#[test]
+fn batches_equal_single_verification_on_random_and_corrupted_inputs() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    for file in FILES {
+        let (instance, cases) = vectors(file);
+        let valid: Vec<&Case> = cases.iter().filter(|c| c.expected_spec).collect();
+        // Valid signatures, bit flips anywhere, limbs pushed to x + p, random bytes.
+        let mut owned: Vec<(Vec<u8>, Vec<u8>, Vec<u8>, [u8; 4])> = Vec::new();
+        for round in 0..40 {
+            let c = valid[round % valid.len()];
+            let (mut pk, mut msg, mut sig) =
+                (c.public_key.clone(), c.message.clone(), c.signature.clone());
+            match round % 5 {
+                0 => {}
+                1 => {
+                    let at = rng.gen_range(0..sig.len());
+                    sig[at] ^= 1 << rng.gen_range(0..8);
+                }
+                2 => {
+                    let at = 4 * rng.gen_range(0..pk.len() / 4);
+                    let x = u32::from_le_bytes(pk[at..at + 4].try_into().unwrap());
+                    pk[at..at + 4].copy_from_slice(&x.wrapping_add(0x7f00_0001).to_le_bytes());
+                }
+                3 => msg[rng.gen_range(0..32)] ^= 0x80,
+                _ => rng.fill(&mut sig[40..]),
+            }
+            owned.push((pk, msg, sig, epoch_context(c.epoch)));
+        }
+        let items: Vec<Item> = owned
+            .iter()
+            .map(|(pk, m, s, e)| Item::new(pk, m, s).with_context(e))
+            .collect();
+        let single: Vec<Verdict> = items.iter().map(|i| leansig::verify(instance, i)).collect();
+        assert!(single.iter().filter(|v| v.is_valid()).count() >= 8);
+        assert!(single.iter().filter(|v| !v.is_valid()).count() >= 24);
+        for implementation in leansig::testing::implementations() {
+            assert_eq!(
+                leansig::testing::verify_on(instance, implementation, &items),
+                single,
+                "{implementation}"
+            );
+        }
+        for lanes in [1, 3, 8, 16] {
+            let engine = Engine::builder()
+                .scheme(Scheme::LeanSig(instance))
+                .lanes(lanes)
+                .workers(2)
+                .batch_size(7)
+                .build()
+                .unwrap();
+            assert_eq!(engine.verify(&items), single, "lanes {lanes}");
+        }
+    }
+}

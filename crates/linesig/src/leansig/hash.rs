@@ -61,17 +61,6 @@ pub(crate) fn message_elements(message: &[u8; 32]) -> [u32; MESSAGE_LEN] {
     })
 }
 
-fn permute16<L: KoalaLanes>(family: HashFamily, state: &mut Columns<16>) {
-    let mut lanes: [L; 16] = core::array::from_fn(|i| L::load(&state[i]));
-    match family {
-        HashFamily::Poseidon1 => L::poseidon1_16(&mut lanes),
-        HashFamily::Poseidon2 => L::poseidon2_16(&mut lanes),
-    }
-    for (column, lane) in state.iter_mut().zip(lanes) {
-        lane.store(column);
-    }
-}
-
 fn permute24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
     let mut lanes: [L; 24] = core::array::from_fn(|i| L::load(&state[i]));
     match family {

@@ -316,7 +316,7 @@ fn verify_items<L: KoalaLanes, S: ItemSource + ?Sized>(
     let capacity = instance.capacity();
     // Items that decode fill the lanes; the rest have their verdict already.
     let mut pending: Vec<(usize, Decoded)> = Vec::with_capacity(group);
-    let mut flush = |pending: &mut Vec<(usize, Decoded)>, out: &mut [Verdict]| {
+    let flush = |pending: &mut Vec<(usize, Decoded)>, out: &mut [Verdict]| {
         let decoded: Vec<Decoded> = pending.iter_mut().map(|(_, d)| take(d)).collect();
         let results = verify::verify_lanes::<L>(params, capacity, &decoded);
         for ((slot, _), result) in pending.drain(..).zip(results) {

@@ -30,13 +30,6 @@ fn add(a: __m256i, b: __m256i) -> __m256i {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn sub(a: __m256i, b: __m256i) -> __m256i {
-    let d = _mm256_sub_epi32(a, b);
-    _mm256_min_epu32(d, _mm256_add_epi32(d, _mm256_set1_epi32(P as i32)))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
 fn mul(a: __m256i, b: __m256i) -> __m256i {
     let p = _mm256_set1_epi32(P as i32);
     let p_inv = _mm256_set1_epi32(P_INV as i32);
@@ -75,11 +68,6 @@ impl KoalaLanes for Avx2 {
     fn add(self, other: Self) -> Self {
         // SAFETY: see the module note.
         Avx2(unsafe { add(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn sub(self, other: Self) -> Self {
-        // SAFETY: see the module note.
-        Avx2(unsafe { sub(self.0, other.0) })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {

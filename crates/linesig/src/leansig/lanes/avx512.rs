@@ -30,13 +30,6 @@ fn add(a: __m512i, b: __m512i) -> __m512i {
 
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn sub(a: __m512i, b: __m512i) -> __m512i {
-    let d = _mm512_sub_epi32(a, b);
-    _mm512_min_epu32(d, _mm512_add_epi32(d, _mm512_set1_epi32(P as i32)))
-}
-
-#[target_feature(enable = "avx512f")]
-#[inline]
 fn mul(a: __m512i, b: __m512i) -> __m512i {
     let p = _mm512_set1_epi32(P as i32);
     let p_inv = _mm512_set1_epi32(P_INV as i32);
@@ -75,11 +68,6 @@ impl KoalaLanes for Avx512 {
     fn add(self, other: Self) -> Self {
         // SAFETY: see the module note.
         Avx512(unsafe { add(self.0, other.0) })
-    }
-    #[inline(always)]
-    fn sub(self, other: Self) -> Self {
-        // SAFETY: see the module note.
-        Avx512(unsafe { sub(self.0, other.0) })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {

@@ -33,7 +33,6 @@ pub(crate) trait KoalaLanes: Copy {
     /// Lanes into `out[..N]`.
     fn store(self, out: &mut [u32]);
     fn add(self, other: Self) -> Self;
-    fn sub(self, other: Self) -> Self;
     /// Montgomery product: a·b·2^−32 mod p.
     fn mul(self, other: Self) -> Self;
 
