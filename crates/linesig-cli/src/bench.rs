@@ -3,6 +3,7 @@
 //! in the same run on the same items. Also one-thread rows per operation (keygen, sign,
 //! verify: mean, min, max, iterations, ops/s).
 
+use crate::bench_leansig;
 use crate::bench_paillier;
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{print_rows, time_row, OperationRow};
@@ -17,12 +18,12 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, or paillier2048 / paillier3072 (any
-    /// even key size from 512 bits).
+    /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18,
+    /// leansig-l32, or paillier2048 / paillier3072 (any even key size from 512 bits).
     #[arg(long, default_value = "ed25519")]
     scheme: String,
-    /// Signatures to generate and verify (default 50,000); for Paillier, values to
-    /// encrypt and decrypt per run (default 128).
+    /// Signatures to generate and verify (default 50,000; leanSig 4,096); for Paillier,
+    /// values to encrypt and decrypt per run (default 128).
     #[arg(long)]
     count: Option<usize>,
     /// Which key signs each message: distinct, per-key:K (K consecutive messages per
@@ -81,6 +82,11 @@ pub struct BenchArgs {
     /// 0 skips them.
     #[arg(long)]
     op_iterations: Option<usize>,
+    /// leanSig: epochs each key is made active for (rounded out to whole bottom trees,
+    /// at least two: 1,024 epochs for L18, 131,072 for the 2^32 instances). Keygen
+    /// builds every bottom tree of the interval.
+    #[arg(long, default_value_t = 1)]
+    active_epochs: u64,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -170,6 +176,7 @@ const DEFAULT_COUNT: usize = 50_000;
 const DEFAULT_OP_ITERATIONS: usize = 200;
 const DEFAULT_PAILLIER_COUNT: usize = 128;
 const DEFAULT_PAILLIER_OP_ITERATIONS: usize = 20;
+const DEFAULT_LEANSIG_COUNT: usize = 4096;
 
 impl BenchArgs {
     fn count(&self) -> usize {
@@ -219,6 +226,32 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
         });
     }
     let scheme = parse_scheme(&args.scheme, args.policy)?;
+    if let Scheme::LeanSig(instance) = scheme {
+        if args.sweep || args.invalid != 0.0 || args.key_cache_mb != 0 || args.keys.is_some() {
+            return Err(CliError::usage(
+                "--sweep, --invalid, --key-cache-mb and --keys do not apply to leanSig",
+            ));
+        }
+        if args.active_epochs == 0 || args.active_epochs > instance.lifetime() {
+            return Err(CliError::usage(format!(
+                "--active-epochs must be in 1..={} for {instance}",
+                instance.lifetime()
+            )));
+        }
+        return bench_leansig::run(bench_leansig::LeanSigBenchArgs {
+            instance,
+            count: args.count.unwrap_or(DEFAULT_LEANSIG_COUNT),
+            workers: args.workers.unwrap_or_else(linesig::available_cores),
+            batch: args.batch,
+            backend: parse_backend(&args.backend)?,
+            lanes: args.lanes,
+            seed: args.seed,
+            repeat: args.repeat,
+            op_iterations: args.op_iterations.unwrap_or(DEFAULT_OP_ITERATIONS),
+            active_epochs: args.active_epochs,
+            json: args.json,
+        });
+    }
     match scheme {
         Scheme::Ed25519(_) => run_scheme(&args, scheme, &Ed25519Signer),
         Scheme::MlDsa(ps) => run_scheme(&args, scheme, &MlDsaSigner(ps)),

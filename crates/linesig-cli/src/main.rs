@@ -2,6 +2,7 @@
 //! packet pipeline's `gen`, `replay` and `serve`.
 
 mod bench;
+mod bench_leansig;
 mod bench_paillier;
 mod clock;
 mod op_rows;

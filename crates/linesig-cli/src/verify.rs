@@ -1,7 +1,8 @@
 //! `linesig verify`: JSON Lines in, one verdict line out per input line, in order; or
 //! Parquet in and out (`verify_parquet`).
 //!
-//! In:  {"public_key": hex, "message": hex, "signature": hex}
+//! In:  {"public_key": hex, "message": hex, "signature": hex}, plus "context": hex for
+//!      ML-DSA (optional) and "epoch": integer for leanSig (required; u32)
 //! Out: {"index": i, "valid": bool, "reason": "..."}  (no reason when valid)
 //!
 //! A line that is not such an object gets `valid: false` with a "malformed input: …"
@@ -28,7 +29,8 @@ pub struct VerifyArgs {
     /// that gets every input column plus valid and reason.
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Scheme: ed25519, mldsa44, mldsa65 or mldsa87.
+    /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18 or
+    /// leansig-l32 (each line then carries an "epoch").
     #[arg(long, default_value = "ed25519")]
     scheme: String,
     /// Ed25519 acceptance policy: strict (default), zip215 or zip215-strict.
@@ -68,7 +70,9 @@ enum Parsed {
     Malformed(String),
 }
 
-fn parse_line(line: &[u8]) -> Parsed {
+/// One line; `epoch` says whether the scheme takes an "epoch" (leanSig) instead of a
+/// "context".
+fn parse_line(line: &[u8], epoch: bool) -> Parsed {
     let field = |obj: &serde_json::Map<String, Value>, name: &str| -> Result<Vec<u8>, String> {
         let text = obj
             .get(name)
@@ -87,9 +91,23 @@ fn parse_line(line: &[u8]) -> Parsed {
             public_key: field(obj, "public_key")?,
             message: field(obj, "message")?,
             signature: field(obj, "signature")?,
-            context: match obj.get("context") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(_) => field(obj, "context")?,
+            context: match (epoch, obj.get("context"), obj.get("epoch")) {
+                (true, None | Some(Value::Null), Some(value)) => {
+                    let epoch = value
+                        .as_u64()
+                        .and_then(|e| u32::try_from(e).ok())
+                        .ok_or("field \"epoch\" is not an integer in 0..2^32")?;
+                    linesig::leansig::epoch_context(epoch).to_vec()
+                }
+                (true, None | Some(Value::Null), None) => {
+                    return Err("missing field \"epoch\" (leanSig signs per epoch)".to_string())
+                }
+                (true, Some(_), _) => {
+                    return Err("leanSig takes an \"epoch\", not a \"context\"".to_string())
+                }
+                (false, _, Some(_)) => return Err("\"epoch\" applies to leanSig only".to_string()),
+                (false, None | Some(Value::Null), None) => Vec::new(),
+                (false, Some(_), None) => field(obj, "context")?,
             },
         })
     })();
@@ -196,6 +214,7 @@ fn stream(
     chunk: usize,
     progress: &Progress,
 ) -> Result<Tally, CliError> {
+    let epoch = matches!(engine.scheme(), linesig::Scheme::LeanSig(_));
     let mut tally = Tally::default();
     let mut line = Vec::new();
     let mut eof = false;
@@ -212,7 +231,7 @@ fn stream(
             }
             let body = line.strip_suffix(b"\n").unwrap_or(&line);
             let body = body.strip_suffix(b"\r").unwrap_or(body);
-            parsed.push(parse_line(body));
+            parsed.push(parse_line(body, epoch));
         }
         let items: Vec<Item<'_>> = parsed
             .iter()

@@ -115,14 +115,10 @@ pub(crate) fn poseidon1_lanes<L: KoalaLanes, const W: usize>(
     state: &mut [L; W],
     k: &Poseidon1Constants<W>,
 ) {
-    let full_round = |state: &mut [L; W], rc: &[u32; W]| {
-        for (s, &c) in state.iter_mut().zip(rc) {
-            *s = cube(s.add(L::splat(c)));
-        }
-        dense_mul(state, &k.mds);
-    };
+    // Plain loops, not closures: a closure would not inherit the kernel's target
+    // features, and the lane operations would not inline into it.
     for rc in &k.initial {
-        full_round(state, rc);
+        full_round(state, rc, &k.mds);
     }
     for (s, &c) in state.iter_mut().zip(&k.first_round_constants) {
         *s = s.add(L::splat(c));
@@ -148,8 +144,28 @@ pub(crate) fn poseidon1_lanes<L: KoalaLanes, const W: usize>(
         state[0] = acc;
     }
     for rc in &k.terminal {
-        full_round(state, rc);
+        full_round(state, rc, &k.mds);
     }
+}
+
+#[inline(always)]
+fn full_round<L: KoalaLanes, const W: usize>(
+    state: &mut [L; W],
+    rc: &[u32; W],
+    mds: &[[u32; W]; W],
+) {
+    for (s, &c) in state.iter_mut().zip(rc) {
+        *s = cube(s.add(L::splat(c)));
+    }
+    dense_mul(state, mds);
+}
+
+#[inline(always)]
+fn external_round<L: KoalaLanes, const W: usize>(state: &mut [L; W], rc: &[u32; W]) {
+    for (s, &c) in state.iter_mut().zip(rc) {
+        *s = cube(s.add(L::splat(c)));
+    }
+    external_layer(state);
 }
 
 /// Plonky3's 4×4 block of the Poseidon2 external layer, [[2,3,1,1],[1,2,3,1],[1,1,2,3],
@@ -195,12 +211,6 @@ pub(crate) fn poseidon2_lanes<L: KoalaLanes, const W: usize>(
     state: &mut [L; W],
     k: &Poseidon2Constants<W>,
 ) {
-    let external_round = |state: &mut [L; W], rc: &[u32; W]| {
-        for (s, &c) in state.iter_mut().zip(rc) {
-            *s = cube(s.add(L::splat(c)));
-        }
-        external_layer(state);
-    };
     external_layer(state);
     for rc in &k.initial {
         external_round(state, rc);

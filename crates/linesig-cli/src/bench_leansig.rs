@@ -1,0 +1,311 @@
+//! `linesig bench --scheme leansig-devnet4|leansig-l18|leansig-l32`: the founding
+//! document's leanSig table (keygen with the epochs it prepares, sign, verify: mean,
+//! min, max, iterations, ops/s, cycles/op) and batch verification on the engine's lanes,
+//! on all workers and on one, in the same rounds. Every signature is checked valid.
+//!
+//! The workload: keys from the seed, each signing consecutive epochs of its prepared
+//! interval (1,024 for L18, 131,072 for the lifetime-2^32 instances), as many keys as the
+//! count needs; 32-byte random messages.
+
+use crate::clock::{median, time, Timing};
+use crate::op_rows::{cycles, print_rows, time_row, OperationRow};
+use crate::CliError;
+use linesig::leansig::{self, epoch_context, keys, Instance};
+use linesig::{Backend, Engine, Item, Scheme};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+use std::time::Instant;
+
+/// What the leanSig benchmark needs from `linesig bench`'s arguments.
+pub struct LeanSigBenchArgs {
+    pub instance: Instance,
+    pub count: usize,
+    pub workers: usize,
+    pub batch: usize,
+    pub backend: Option<Backend>,
+    pub lanes: Option<usize>,
+    pub seed: u64,
+    pub repeat: usize,
+    pub op_iterations: usize,
+    /// Epochs each key is asked to be active for (rounded out to whole bottom trees).
+    pub active_epochs: u64,
+    pub json: bool,
+}
+
+/// The founding document's figures for the Rust reference (through nim-leansig), one
+/// core: quoted for the ratios, not measured here.
+struct Founding {
+    verify_us: f64,
+    keygen_ms: Option<f64>,
+}
+
+fn founding(instance: Instance) -> Founding {
+    match instance {
+        Instance::Devnet4 => Founding {
+            verify_us: 832.0,
+            keygen_ms: None,
+        },
+        Instance::L18 => Founding {
+            verify_us: 203.0,
+            keygen_ms: Some(204.0),
+        },
+        Instance::L32 => Founding {
+            verify_us: f64::NAN,
+            keygen_ms: None,
+        },
+    }
+}
+
+#[derive(Serialize)]
+struct BatchRun {
+    workers: usize,
+    wall_seconds: f64,
+    cpu_seconds: Option<f64>,
+    throughput_per_s: f64,
+    per_signature_us: f64,
+    /// Time-stamp-counter cycles per signature per worker (x86-64).
+    cycles_per_signature: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct LeanSigReport {
+    scheme: &'static str,
+    reference: &'static str,
+    backend: &'static str,
+    lanes: usize,
+    cores: usize,
+    count: usize,
+    keys: usize,
+    epochs_prepared_per_key: u64,
+    seed: u64,
+    repeats: usize,
+    permutations_per_verify: (usize, usize),
+    operations: Vec<OperationRow>,
+    batch: BatchRun,
+    batch_one_worker: BatchRun,
+    founding_verify_us: Option<f64>,
+    founding_keygen_ms: Option<f64>,
+    /// Founding verify µs ÷ our one-worker batch µs per signature.
+    speedup_vs_founding_verify: Option<f64>,
+    mismatches: usize,
+    status: &'static str,
+}
+
+fn batch_run(runs: Vec<(Timing, Option<u64>)>, count: usize, workers: usize) -> BatchRun {
+    let ticks: Vec<Option<u64>> = runs.iter().map(|r| r.1).collect();
+    let timing = median(runs.iter().map(|r| r.0).collect());
+    let index = runs
+        .iter()
+        .position(|r| r.0.wall == timing.wall)
+        .unwrap_or(0);
+    let wall = timing.wall.as_secs_f64();
+    BatchRun {
+        workers,
+        wall_seconds: wall,
+        cpu_seconds: timing.cpu.map(|c| c.as_secs_f64()),
+        throughput_per_s: count as f64 / wall,
+        per_signature_us: wall * 1e6 / count as f64,
+        cycles_per_signature: ticks[index].map(|t| t as f64 * workers as f64 / count as f64),
+    }
+}
+
+pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
+    let started = Instant::now();
+    let show = !args.json;
+    let instance = args.instance;
+    let scheme = Scheme::LeanSig(instance);
+    let backend = match args.backend {
+        Some(b) => b,
+        None => Backend::from_env()
+            .map_err(|e| CliError::usage(e.to_string()))?
+            .unwrap_or_else(|| Backend::best_for(scheme)),
+    };
+    if !backend.is_supported() {
+        return Err(CliError::usage(format!(
+            "backend '{backend}' is not supported on this CPU"
+        )));
+    }
+    // Keygen and signing run on `workers` threads too, so `--workers 1` is one core.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.workers)
+        .build()
+        .map_err(|e| CliError::io(format!("thread pool: {e}")))?;
+    let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
+
+    // Keys: as many as the count needs, one prepared interval of epochs each.
+    let mut key_pairs = Vec::new();
+    let mut keygen_row = time_row("keygen", 1, |_| {
+        key_pairs.push(pool.install(|| {
+            keys::key_gen(instance, backend, &mut rng, 0, args.active_epochs)
+                .expect("the interval fits the lifetime (checked)")
+        }))
+    });
+    let prepared = key_pairs[0].1.prepared_interval();
+    let per_key = (prepared.end - prepared.start) as usize;
+    let key_count = args.count.div_ceil(per_key).max(1);
+    if show {
+        eprintln!(
+            "{}: key 1 of {key_count} in {:.3} s ({} epochs prepared)",
+            instance,
+            keygen_row.mean_us / 1e6,
+            per_key
+        );
+    }
+    if key_count > 1 {
+        let more = time_row("keygen", key_count - 1, |_| {
+            key_pairs.push(pool.install(|| {
+                keys::key_gen(instance, backend, &mut rng, 0, args.active_epochs)
+                    .expect("the interval fits the lifetime (checked)")
+            }))
+        });
+        let n = (more.iterations + 1) as f64;
+        keygen_row = OperationRow {
+            operation: "keygen",
+            iterations: more.iterations + 1,
+            mean_us: (keygen_row.mean_us + more.mean_us * more.iterations as f64) / n,
+            min_us: keygen_row.min_us.min(more.min_us),
+            max_us: keygen_row.max_us.max(more.max_us),
+            ops_per_s: n * 1e6 / (keygen_row.mean_us + more.mean_us * more.iterations as f64),
+            cycles_per_op: keygen_row
+                .cycles_per_op
+                .zip(more.cycles_per_op)
+                .map(|(a, b)| (a + b * more.iterations as f64) / n),
+        };
+    }
+
+    // Signatures: key k signs epochs 0, 1, 2, … of its prepared interval.
+    let mut messages = vec![[0u8; 32]; args.count];
+    for m in &mut messages {
+        rng.fill_bytes(m);
+    }
+    let mut signatures = Vec::with_capacity(args.count);
+    let sign_row = time_row("sign", args.count, |i| {
+        let (_, secret) = &mut key_pairs[i / per_key];
+        let epoch = prepared.start as u32 + (i % per_key) as u32;
+        signatures.push(
+            secret
+                .sign(epoch, &messages[i])
+                .expect("prepared, unused epoch"),
+        );
+    });
+    let epochs: Vec<[u8; 4]> = (0..args.count)
+        .map(|i| epoch_context(prepared.start as u32 + (i % per_key) as u32))
+        .collect();
+    let items: Vec<Item<'_>> = (0..args.count)
+        .map(|i| {
+            Item::new(&key_pairs[i / per_key].0, &messages[i], &signatures[i])
+                .with_context(&epochs[i])
+        })
+        .collect();
+
+    // One signature per call on the portable path, as a library call would.
+    let verify_row = time_row("verify", args.op_iterations.min(args.count), |i| {
+        assert!(leansig::verify(instance, &items[i]).is_valid());
+    });
+
+    let build = |workers: usize| {
+        let mut builder = Engine::builder()
+            .scheme(scheme)
+            .backend(backend)
+            .workers(workers)
+            .batch_size(args.batch);
+        if let Some(l) = args.lanes {
+            builder = builder.lanes(l);
+        }
+        builder.build().map_err(|e| CliError::usage(e.to_string()))
+    };
+    let engine = build(args.workers)?;
+    let engine_one = build(1)?;
+    let mut runs = Vec::new();
+    let mut runs_one = Vec::new();
+    let mut mismatches = 0;
+    for _ in 0..args.repeat {
+        for (engine, runs) in [(&engine, &mut runs), (&engine_one, &mut runs_one)] {
+            let c0 = cycles();
+            let (verdicts, timing) = time(|| engine.verify(&items));
+            let ticks = c0.zip(cycles()).map(|(a, b)| b.wrapping_sub(a));
+            mismatches += verdicts.iter().filter(|v| !v.is_valid()).count();
+            runs.push((timing, ticks));
+        }
+    }
+    let batch = batch_run(runs, args.count, args.workers);
+    let batch_one = batch_run(runs_one, args.count, 1);
+    let lanes = leansig::backend_lanes(backend).min(args.lanes.unwrap_or(usize::MAX));
+    let reference = founding(instance);
+    let founding_verify = Some(reference.verify_us).filter(|v| v.is_finite());
+    let report = LeanSigReport {
+        scheme: instance.name(),
+        reference: instance.reference(),
+        backend: backend.name(),
+        lanes,
+        cores: linesig::available_cores(),
+        count: args.count,
+        keys: key_count,
+        epochs_prepared_per_key: per_key as u64,
+        seed: args.seed,
+        repeats: args.repeat,
+        permutations_per_verify: instance.verify_permutations(),
+        operations: vec![keygen_row, sign_row, verify_row],
+        founding_verify_us: founding_verify,
+        founding_keygen_ms: reference.keygen_ms,
+        speedup_vs_founding_verify: founding_verify.map(|f| f / batch_one.per_signature_us),
+        batch,
+        batch_one_worker: batch_one,
+        mismatches,
+        status: if mismatches == 0 { "ok" } else { "MISMATCH" },
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).map_err(|e| CliError::io(e.to_string()))?
+        );
+    } else {
+        print_report(&report, started);
+    }
+    Ok(mismatches == 0)
+}
+
+fn print_report(r: &LeanSigReport, started: Instant) {
+    println!("{} ({})", r.scheme, r.reference);
+    println!(
+        "  backend {} ({} lanes), {} cores, {} signatures from {} keys ({} epochs prepared each), seed {}, median of {}",
+        r.backend, r.lanes, r.cores, r.count, r.keys, r.epochs_prepared_per_key, r.seed, r.repeats
+    );
+    println!(
+        "  each verification: {} width-16 and {} width-24 permutations",
+        r.permutations_per_verify.0, r.permutations_per_verify.1
+    );
+    print_rows(
+        "one thread, one call at a time (keygen and sign on the workers):",
+        &r.operations,
+    );
+    for b in [&r.batch, &r.batch_one_worker] {
+        let cycles = b
+            .cycles_per_signature
+            .map_or_else(String::new, |c| format!(", {c:.0} cycles/signature/worker"));
+        println!(
+            "batch verify, {} worker(s): {:.0} signatures/s, {:.2} us each{}",
+            b.workers, b.throughput_per_s, b.per_signature_us, cycles
+        );
+    }
+    if let Some(f) = r.founding_verify_us {
+        println!(
+            "  vs the founding document's reference verify ({f:.0} us/signature, one core; quoted, not measured): {:.1}x on one worker",
+            f / r.batch_one_worker.per_signature_us
+        );
+    }
+    if let Some(k) = r.founding_keygen_ms {
+        println!(
+            "  keygen: {:.1} ms for {} epochs; the founding document's reference: {k:.0} ms (quoted)",
+            r.operations[0].mean_us / 1e3,
+            r.epochs_prepared_per_key
+        );
+    }
+    println!(
+        "status {} ({} mismatches), {:.1} s",
+        r.status,
+        r.mismatches,
+        started.elapsed().as_secs_f64()
+    );
+}
