@@ -252,8 +252,8 @@ fn a_key_signs_each_epoch_once_and_only_where_prepared() {
         secret.sign(1100, &[3; 32]),
         Err(SignError::NotPrepared { .. })
     ));
-    assert!(secret.advance_preparation(backend));
-    assert!(!secret.advance_preparation(backend));
+    assert!(secret.advance_preparation());
+    assert!(!secret.advance_preparation());
     assert_eq!(secret.prepared_interval(), 512..1536);
     let signature = secret.sign(1100, &[3; 32]).unwrap();
     let epoch = epoch_context(1100);

@@ -98,6 +98,8 @@ pub struct SecretKey {
     right: Tree,
     /// The lowest epoch this key may still sign.
     next_epoch: u64,
+    /// The lanes its trees are built and its signatures searched on.
+    backend: Backend,
 }
 
 impl std::fmt::Debug for SecretKey {
@@ -171,6 +173,38 @@ fn rho(
     input[53..85].copy_from_slice(message);
     input[85..].copy_from_slice(&attempt.to_be_bytes());
     prf_elements(&input, params.rand_len)
+}
+
+/// The first rho (in the reference's attempt order) under which `message` encodes, and
+/// its chain positions; `L::N` attempts per message-hash call.
+fn search_rho<L: KoalaLanes>(
+    instance: Instance,
+    prf_key: &[u8; 32],
+    parameter: &[u32; PARAMETER_LEN],
+    epoch: u32,
+    message: &[u8; 32],
+) -> Option<([u32; 8], Vec<u8>)> {
+    let params = instance.params();
+    let message_elements = hash::message_elements(message);
+    let mut attempt = 0;
+    while attempt < MAX_TRIES {
+        let count = (L::N as u64).min(MAX_TRIES - attempt);
+        let rhos: Vec<[u32; 8]> = (attempt..attempt + count)
+            .map(|a| rho(params, prf_key, epoch, message, a))
+            .collect();
+        let inputs: Vec<_> = rhos
+            .iter()
+            .map(|&r| (*parameter, epoch, r, message_elements))
+            .collect();
+        let digests = hash::message_hash::<L>(params, &inputs);
+        for (r, digest) in rhos.iter().zip(&digests) {
+            if let Some(x) = super::verify::encode(params, digest) {
+                return Some((*r, x));
+            }
+        }
+        attempt += count;
+    }
+    None
 }
 
 /// Leaves for `epochs` (at most `L::N`): every chain walked to its end, then the sponge.
@@ -347,25 +381,12 @@ pub fn key_gen(
             lifetime,
         });
     }
-    match backend {
-        #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 if super::lanes::avx2::supported() => {
-            Ok(key_gen_on::<super::lanes::avx2::Avx2>(
-                instance, rng, start, count,
-            ))
-        }
-        #[cfg(target_arch = "x86_64")]
-        Backend::Ifma if super::lanes::avx512::supported() => {
-            Ok(key_gen_on::<super::lanes::avx512::Avx512>(
-                instance, rng, start, count,
-            ))
-        }
-        _ => Ok(key_gen_on::<Portable<1>>(instance, rng, start, count)),
-    }
+    Ok(with_lanes!(backend, L => key_gen_on::<L>(instance, backend, rng, start, count)))
 }
 
 fn key_gen_on<L: KoalaLanes>(
     instance: Instance,
+    backend: Backend,
     rng: &mut (impl RngCore + CryptoRng),
     start: u64,
     count: u64,
@@ -407,6 +428,7 @@ fn key_gen_on<L: KoalaLanes>(
         left,
         right,
         next_epoch: first_tree << half,
+        backend,
     };
     (ssz::encode_public_key(params, &key), secret)
 }
@@ -437,37 +459,18 @@ impl SecretKey {
         self.next_epoch
     }
 
-    /// Slide the prepared interval by one bottom tree (building the next one), unless it
-    /// would pass the end of the active interval; returns whether it moved.
-    pub fn advance_preparation(&mut self, backend: Backend) -> bool {
+    /// Slide the prepared interval by one bottom tree (building the next one on the
+    /// lanes the key was made on), unless it would pass the end of the active interval;
+    /// returns whether it moved.
+    pub fn advance_preparation(&mut self) -> bool {
         let half = self.instance.params().log_lifetime / 2;
         if (self.left_index + 3) << half > self.active.end {
             return false;
         }
         let index = self.left_index + 2;
-        let next = match backend {
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 if super::lanes::avx2::supported() => {
-                bottom_tree::<super::lanes::avx2::Avx2>(
-                    self.instance,
-                    &self.prf_key,
-                    &self.key.parameter,
-                    index,
-                )
-            }
-            #[cfg(target_arch = "x86_64")]
-            Backend::Ifma if super::lanes::avx512::supported() => {
-                bottom_tree::<super::lanes::avx512::Avx512>(
-                    self.instance,
-                    &self.prf_key,
-                    &self.key.parameter,
-                    index,
-                )
-            }
-            _ => {
-                bottom_tree::<Portable<1>>(self.instance, &self.prf_key, &self.key.parameter, index)
-            }
-        };
+        let (instance, prf_key, parameter) = (self.instance, self.prf_key, self.key.parameter);
+        let next =
+            with_lanes!(self.backend, L => bottom_tree::<L>(instance, &prf_key, &parameter, index));
         self.left = std::mem::replace(&mut self.right, next);
         self.left_index += 1;
         true
@@ -507,19 +510,8 @@ impl SecretKey {
         };
         let mut path = bottom.path(e);
         path.extend(self.top.path(e >> half));
-        let message_elements = hash::message_elements(message);
-        let mut found = None;
-        for attempt in 0..MAX_TRIES {
-            let rho = rho(params, &self.prf_key, epoch, message, attempt);
-            let digest = hash::message_hash::<Portable<1>>(
-                params,
-                &[(self.key.parameter, epoch, rho, message_elements)],
-            );
-            if let Some(x) = super::verify::encode(params, &digest[0]) {
-                found = Some((rho, x));
-                break;
-            }
-        }
+        let (instance, prf_key, parameter) = (self.instance, self.prf_key, self.key.parameter);
+        let found = with_lanes!(self.backend, L => search_rho::<L>(instance, &prf_key, &parameter, epoch, message));
         let (rho, x) = found.ok_or(SignError::EncodingAttemptsExceeded(MAX_TRIES))?;
         let hashes = x
             .iter()

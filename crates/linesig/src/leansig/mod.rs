@@ -28,6 +28,30 @@
 //! Aggregation (leanMultisig proofs) is not here; the [`Instance`] / [`Item`] interface
 //! leaves room for an aggregate verifier beside this one.
 
+/// Run `$body` with `$lanes` naming the lane type `$backend` verifies on: AVX2 as two
+/// interleaved vectors (16 lanes), AVX-512 (16 lanes), or the portable scalar path. A
+/// backend this CPU lacks falls to the portable path; the engine has refused it before.
+macro_rules! with_lanes {
+    ($backend:expr, $lanes:ident => $body:expr) => {
+        match $backend {
+            #[cfg(target_arch = "x86_64")]
+            $crate::ed25519::Backend::Avx2 if $crate::leansig::lanes::avx2::supported() => {
+                type $lanes = $crate::leansig::lanes::avx2::Avx2x2;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::ed25519::Backend::Ifma if $crate::leansig::lanes::avx512::supported() => {
+                type $lanes = $crate::leansig::lanes::avx512::Avx512;
+                $body
+            }
+            _ => {
+                type $lanes = $crate::leansig::lanes::portable::Portable<1>;
+                $body
+            }
+        }
+    };
+}
+
 mod hash;
 mod hypercube;
 pub mod keys;
@@ -270,15 +294,10 @@ pub fn verify(instance: Instance, item: &Item<'_>) -> Verdict {
     out[0]
 }
 
-/// Which lanes a backend verifies on: `avx2` 8, `ifma` (AVX-512F) 16, else portable.
+/// How many signatures a backend verifies per permutation call: 16 on `avx2` (two
+/// interleaved vectors) and `ifma` (AVX-512F), 1 on the portable path.
 pub fn backend_lanes(backend: Backend) -> usize {
-    match backend {
-        #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 if lanes::avx2::supported() => 8,
-        #[cfg(target_arch = "x86_64")]
-        Backend::Ifma if lanes::avx512::supported() => 16,
-        _ => 1,
-    }
+    with_lanes!(backend, L => L::N)
 }
 
 /// The engine's work unit: verdicts for `items[start..start + out.len()]`, `lanes` at
@@ -291,17 +310,7 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     start: usize,
     out: &mut [Verdict],
 ) {
-    match backend {
-        #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 if lanes::avx2::supported() => {
-            verify_items::<lanes::avx2::Avx2, S>(instance, lanes, items, start, out)
-        }
-        #[cfg(target_arch = "x86_64")]
-        Backend::Ifma if lanes::avx512::supported() => {
-            verify_items::<lanes::avx512::Avx512, S>(instance, lanes, items, start, out)
-        }
-        _ => verify_items::<Portable<1>, S>(instance, lanes, items, start, out),
-    }
+    with_lanes!(backend, L => verify_items::<L, S>(instance, lanes, items, start, out))
 }
 
 fn verify_items<L: KoalaLanes, S: ItemSource + ?Sized>(
@@ -369,7 +378,9 @@ pub mod testing {
             "portable8" => verify_items::<Portable<8>, _>(instance, 8, items, 0, &mut out),
             "portable16" => verify_items::<Portable<16>, _>(instance, 16, items, 0, &mut out),
             #[cfg(target_arch = "x86_64")]
-            "avx2" => verify_items::<lanes::avx2::Avx2, _>(instance, 8, items, 0, &mut out),
+            "avx2" => verify_items::<lanes::avx2::Avx2x2, _>(instance, 16, items, 0, &mut out),
+            #[cfg(target_arch = "x86_64")]
+            "avx2-single" => verify_items::<lanes::avx2::Avx2, _>(instance, 8, items, 0, &mut out),
             #[cfg(target_arch = "x86_64")]
             "avx512" => verify_items::<lanes::avx512::Avx512, _>(instance, 16, items, 0, &mut out),
             other => panic!("no implementation {other}"),
@@ -383,7 +394,7 @@ pub mod testing {
         #[cfg(target_arch = "x86_64")]
         {
             if lanes::avx2::supported() {
-                all.push("avx2");
+                all.extend(["avx2", "avx2-single"]);
             }
             if lanes::avx512::supported() {
                 all.push("avx512");

@@ -13,8 +13,9 @@
 //! internal ‖ terminal. [`legacy_poseidon2_split`] recuts 0.5's constants the old way
 //! (checked against d421e32's tables and, end to end, by the L18/L32 vectors).
 
-use super::lanes::to_monty;
-use p3_field::{PrimeCharacteristicRing, PrimeField32};
+use super::lanes::portable::Portable;
+use super::lanes::{circulant_split, ntt_column, to_monty, Circulant, KoalaLanes};
+use p3_field::{Field, PrimeCharacteristicRing, PrimeField32, TwoAdicField};
 use p3_koala_bear::{
     GenericPoseidon2LinearLayersKoalaBear, KoalaBear, KOALABEAR_POSEIDON1_RC_16,
     KOALABEAR_POSEIDON1_RC_24, KOALABEAR_POSEIDON2_RC_16_EXTERNAL_FINAL,
@@ -31,8 +32,8 @@ use std::sync::OnceLock;
 pub(crate) struct Poseidon1Constants<const W: usize> {
     pub initial: Vec<[u32; W]>,
     pub terminal: Vec<[u32; W]>,
-    /// The circulant MDS matrix, dense.
-    pub mds: [[u32; W]; W],
+    /// The circulant MDS matrix.
+    pub mds: Circulant<W>,
     pub first_round_constants: [u32; W],
     /// The dense transition matrix applied once before the partial rounds.
     pub m_i: [[u32; W]; W],
@@ -109,7 +110,7 @@ fn poseidon1<const W: usize>(
     Poseidon1Constants {
         initial: full.initial.iter().map(monty_row).collect(),
         terminal: full.terminal.iter().map(monty_row).collect(),
-        mds: rows(&full.dense_mds),
+        mds: circulant(&full.dense_mds),
         first_round_constants: monty_row(&partial.first_round_constants),
         m_i: rows(&partial.m_i),
         sparse_first_row: partial.sparse_first_row.iter().map(monty_row).collect(),
@@ -147,6 +148,39 @@ pub(crate) fn legacy_poseidon2_split<const W: usize>(
         stream[2 * full..].to_vec(),
         rows(&stream[full..2 * full]),
     )
+}
+
+/// The [`Circulant`] form of a dense circulant matrix (M[i][j] = c[(i − j) mod W]).
+fn circulant<const W: usize>(dense: &[[KoalaBear; W]; W]) -> Circulant<W> {
+    let (n, m) = circulant_split(W);
+    // CRT position (a, b) ↔ the index i with i ≡ a (mod n), i ≡ b (mod m).
+    let mut index = [0usize; W];
+    for i in 0..W {
+        index[(i % n) * m + i % m] = i;
+    }
+    let omega = KoalaBear::two_adic_generator(n.trailing_zeros() as usize);
+    let powers = |root: KoalaBear| -> Vec<u32> {
+        (0..n / 2).map(|t| monty(root.exp_u64(t as u64))).collect()
+    };
+    let twiddles = powers(omega);
+    // The first column laid out by CRT position, transformed as the state will be.
+    let mut column: [Portable<1>; W] =
+        core::array::from_fn(|t| Portable::splat(monty(dense[index[t]][0])));
+    for b in 0..m {
+        ntt_column(&mut column, b, &twiddles);
+    }
+    let n_inverse = Portable::<1>::splat(monty(KoalaBear::from_u64(n as u64).inverse()));
+    let spectrum = core::array::from_fn(|t| {
+        let mut out = [0u32; 1];
+        column[t].mul(n_inverse).store(&mut out);
+        out[0]
+    });
+    Circulant {
+        index,
+        twiddles,
+        inverse_twiddles: powers(omega.inverse()),
+        spectrum,
+    }
 }
 
 fn poseidon2<const W: usize>(
@@ -255,6 +289,7 @@ mod tests {
         check_all::<Portable<16>>();
         if super::super::lanes::avx2::supported() {
             check_all::<super::super::lanes::avx2::Avx2>();
+            check_all::<super::super::lanes::avx2::Avx2x2>();
         }
         if super::super::lanes::avx512::supported() {
             check_all::<super::super::lanes::avx512::Avx512>();
@@ -265,6 +300,43 @@ mod tests {
     fn montgomery_round_trip() {
         for x in [0, 1, 2, super::super::lanes::P - 1, 12345678] {
             assert_eq!(from_monty(to_monty(x)), x);
+        }
+    }
+}
+#[cfg(test)]
+mod timing {
+    #[test]
+    #[ignore]
+    fn time_permutations() {
+        use super::super::lanes::avx2::Avx2x2 as Avx2;
+        use super::super::lanes::KoalaLanes;
+        let mut s16 = [Avx2::splat(1); 16];
+        let mut s24 = [Avx2::splat(1); 24];
+        let n = 200_000;
+        for (name, f16, f24) in [
+            (
+                "p1",
+                Avx2::poseidon1_16 as fn(&mut [Avx2; 16]),
+                Avx2::poseidon1_24 as fn(&mut [Avx2; 24]),
+            ),
+            ("p2", Avx2::poseidon2_16, Avx2::poseidon2_24),
+        ] {
+            let t = std::time::Instant::now();
+            for _ in 0..n {
+                f16(&mut s16);
+            }
+            eprintln!(
+                "{name} w16 {:.1} ns/lane",
+                t.elapsed().as_nanos() as f64 / (16 * n) as f64
+            );
+            let t = std::time::Instant::now();
+            for _ in 0..n {
+                f24(&mut s24);
+            }
+            eprintln!(
+                "{name} w24 {:.1} ns/lane",
+                t.elapsed().as_nanos() as f64 / (16 * n) as f64
+            );
         }
     }
 }

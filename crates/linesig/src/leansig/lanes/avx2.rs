@@ -1,8 +1,9 @@
 //! Eight KoalaBear elements per `__m256i` (AVX2), one u32 per lane.
 //!
 //! Montgomery products take `vpmuludq` on the even lanes and on the odd lanes shifted
-//! down: t = a·b, q = lo32(t)·p⁻¹, and hi32(t) − hi32(q·p) is the exact result in
-//! (−p, p) because the low halves cancel; `vpminud` against r + p brings it to [0, p).
+//! down: t = a·b, q = lo32(t)·p⁻¹ (by `vpmulld`, all lanes at once), and
+//! hi32(t) − hi32(q·p) is the exact result in (−p, p) because the low halves cancel;
+//! `vpminud` against r + p brings it to [0, p).
 //!
 //! Safety: `Avx2` values are made only inside the kernels of `simd_permutations!`, which
 //! assert `is_x86_feature_detected!("avx2")` first.
@@ -30,18 +31,63 @@ fn add(a: __m256i, b: __m256i) -> __m256i {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn mul(a: __m256i, b: __m256i) -> __m256i {
+fn sub(a: __m256i, b: __m256i) -> __m256i {
+    // d = a − b wraps below zero exactly when a < b; min(d, d + p) picks d + p then.
+    let d = _mm256_sub_epi32(a, b);
+    _mm256_min_epu32(d, _mm256_add_epi32(d, _mm256_set1_epi32(P as i32)))
+}
+
+/// Montgomery reduction of eight (sixteen) 64-bit sums v < 2^32·p, held as the even
+/// lanes' sums in `even` and the odd lanes' in `odd`: r = (v − q·p)/2^32 with
+/// q = lo32(v)·p⁻¹, exact because the low halves cancel, in (−p, p), then [0, p).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn reduce(even: __m256i, odd: __m256i) -> __m256i {
     let p = _mm256_set1_epi32(P as i32);
-    let p_inv = _mm256_set1_epi32(P_INV as i32);
-    let t_even = _mm256_mul_epu32(a, b);
-    let t_odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
-    let qp_even = _mm256_mul_epu32(_mm256_mul_epu32(t_even, p_inv), p);
-    let qp_odd = _mm256_mul_epu32(_mm256_mul_epu32(t_odd, p_inv), p);
-    // High halves: the odd products already sit there, the even ones shift up.
-    let t_hi = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(t_even), t_odd);
-    let qp_hi = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(qp_even), qp_odd);
-    let r = _mm256_sub_epi32(t_hi, qp_hi);
+    let low = _mm256_blend_epi32::<0xAA>(even, _mm256_slli_epi64::<32>(odd));
+    let q = _mm256_mullo_epi32(low, _mm256_set1_epi32(P_INV as i32));
+    let qp_even = _mm256_mul_epu32(q, p);
+    let qp_odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(q), p);
+    let high = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd);
+    let qp_high = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(qp_even), qp_odd);
+    let r = _mm256_sub_epi32(high, qp_high);
     _mm256_min_epu32(r, _mm256_add_epi32(r, p))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mul(a: __m256i, b: __m256i) -> __m256i {
+    let even = _mm256_mul_epu32(a, b);
+    let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
+    reduce(even, odd)
+}
+
+/// Σ x_j·c_j with one reduction per two products: two products of values below p sum
+/// below 2p² < 2^32·p, inside [`reduce`]'s range. A broadcast constant sits in every
+/// 32-bit lane, so `vpmuludq` finds it under the odd lanes too without a shift.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn dot(x: &[Avx2], c: &[u32]) -> __m256i {
+    let mut acc = _mm256_setzero_si256();
+    let product = |x: __m256i, c: u32| {
+        let c = _mm256_set1_epi32(c as i32);
+        (
+            _mm256_mul_epu32(x, c),
+            _mm256_mul_epu32(_mm256_srli_epi64::<32>(x), c),
+        )
+    };
+    let mut pairs = x.chunks_exact(2);
+    for (pair, c) in (&mut pairs).zip(c.chunks_exact(2)) {
+        let (e0, o0) = product(pair[0].0, c[0]);
+        let (e1, o1) = product(pair[1].0, c[1]);
+        let r = reduce(_mm256_add_epi64(e0, e1), _mm256_add_epi64(o0, o1));
+        acc = add(acc, r);
+    }
+    if let [last] = pairs.remainder() {
+        let (e, o) = product(last.0, c[x.len() - 1]);
+        acc = add(acc, reduce(e, o));
+    }
+    acc
 }
 
 impl KoalaLanes for Avx2 {
@@ -70,10 +116,90 @@ impl KoalaLanes for Avx2 {
         Avx2(unsafe { add(self.0, other.0) })
     }
     #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx2(unsafe { sub(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn dot(x: &[Self], c: &[u32]) -> Self {
+        assert_eq!(x.len(), c.len());
+        // SAFETY: see the module note.
+        Avx2(unsafe { dot(x, c) })
+    }
+    #[inline(always)]
     fn mul(self, other: Self) -> Self {
         // SAFETY: see the module note.
         Avx2(unsafe { mul(self.0, other.0) })
     }
 
     simd_permutations!(Avx2, "avx2", supported);
+}
+
+/// Sixteen lanes as two interleaved `__m256i`: the same operations on two independent
+/// vectors, so one permutation's dependency chains (the partial rounds are one long
+/// chain) overlap with the other's. The AVX2 backend verifies on these.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2x2([__m256i; 2]);
+
+/// [`dot`] on both halves, the two reductions of each pair side by side.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn dot2(x: &[Avx2x2], c: &[u32]) -> [__m256i; 2] {
+    let mut acc = [_mm256_setzero_si256(); 2];
+    for (pair, c) in x.chunks(2).zip(c.chunks(2)) {
+        for h in 0..2 {
+            let mut even = _mm256_setzero_si256();
+            let mut odd = _mm256_setzero_si256();
+            for (x, &c) in pair.iter().zip(c) {
+                let c = _mm256_set1_epi32(c as i32);
+                even = _mm256_add_epi64(even, _mm256_mul_epu32(x.0[h], c));
+                odd = _mm256_add_epi64(odd, _mm256_mul_epu32(_mm256_srli_epi64::<32>(x.0[h]), c));
+            }
+            acc[h] = add(acc[h], reduce(even, odd));
+        }
+    }
+    acc
+}
+
+impl KoalaLanes for Avx2x2 {
+    const N: usize = 16;
+
+    #[inline(always)]
+    fn splat(x: u32) -> Self {
+        let v = Avx2::splat(x).0;
+        Avx2x2([v, v])
+    }
+    #[inline(always)]
+    fn load(x: &[u32]) -> Self {
+        Avx2x2([Avx2::load(&x[..8]).0, Avx2::load(&x[8..16]).0])
+    }
+    #[inline(always)]
+    fn store(self, out: &mut [u32]) {
+        let (low, high) = out[..16].split_at_mut(8);
+        Avx2(self.0[0]).store(low);
+        Avx2(self.0[1]).store(high);
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx2x2(unsafe { [add(self.0[0], other.0[0]), add(self.0[1], other.0[1])] })
+    }
+    #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx2x2(unsafe { [sub(self.0[0], other.0[0]), sub(self.0[1], other.0[1])] })
+    }
+    #[inline(always)]
+    fn dot(x: &[Self], c: &[u32]) -> Self {
+        assert_eq!(x.len(), c.len());
+        // SAFETY: see the module note.
+        Avx2x2(unsafe { dot2(x, c) })
+    }
+    #[inline(always)]
+    fn mul(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx2x2(unsafe { [mul(self.0[0], other.0[0]), mul(self.0[1], other.0[1])] })
+    }
+
+    simd_permutations!(Avx2x2, "avx2", supported);
 }

@@ -30,18 +30,63 @@ fn add(a: __m512i, b: __m512i) -> __m512i {
 
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn mul(a: __m512i, b: __m512i) -> __m512i {
+fn sub(a: __m512i, b: __m512i) -> __m512i {
+    // d = a − b wraps below zero exactly when a < b; min(d, d + p) picks d + p then.
+    let d = _mm512_sub_epi32(a, b);
+    _mm512_min_epu32(d, _mm512_add_epi32(d, _mm512_set1_epi32(P as i32)))
+}
+
+/// Montgomery reduction of eight (sixteen) 64-bit sums v < 2^32·p, held as the even
+/// lanes' sums in `even` and the odd lanes' in `odd`: r = (v − q·p)/2^32 with
+/// q = lo32(v)·p⁻¹, exact because the low halves cancel, in (−p, p), then [0, p).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn reduce(even: __m512i, odd: __m512i) -> __m512i {
     let p = _mm512_set1_epi32(P as i32);
-    let p_inv = _mm512_set1_epi32(P_INV as i32);
-    let t_even = _mm512_mul_epu32(a, b);
-    let t_odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b));
-    let qp_even = _mm512_mul_epu32(_mm512_mul_epu32(t_even, p_inv), p);
-    let qp_odd = _mm512_mul_epu32(_mm512_mul_epu32(t_odd, p_inv), p);
-    // High halves: the odd products already sit there, the even ones shift up.
-    let t_hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(t_even), t_odd);
-    let qp_hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(qp_even), qp_odd);
-    let r = _mm512_sub_epi32(t_hi, qp_hi);
+    let low = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64::<32>(odd));
+    let q = _mm512_mullo_epi32(low, _mm512_set1_epi32(P_INV as i32));
+    let qp_even = _mm512_mul_epu32(q, p);
+    let qp_odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(q), p);
+    let high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(even), odd);
+    let qp_high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(qp_even), qp_odd);
+    let r = _mm512_sub_epi32(high, qp_high);
     _mm512_min_epu32(r, _mm512_add_epi32(r, p))
+}
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn mul(a: __m512i, b: __m512i) -> __m512i {
+    let even = _mm512_mul_epu32(a, b);
+    let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b));
+    reduce(even, odd)
+}
+
+/// Σ x_j·c_j with one reduction per two products: two products of values below p sum
+/// below 2p² < 2^32·p, inside [`reduce`]'s range. A broadcast constant sits in every
+/// 32-bit lane, so `vpmuludq` finds it under the odd lanes too without a shift.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn dot(x: &[Avx512], c: &[u32]) -> __m512i {
+    let mut acc = _mm512_setzero_si512();
+    let product = |x: __m512i, c: u32| {
+        let c = _mm512_set1_epi32(c as i32);
+        (
+            _mm512_mul_epu32(x, c),
+            _mm512_mul_epu32(_mm512_srli_epi64::<32>(x), c),
+        )
+    };
+    let mut pairs = x.chunks_exact(2);
+    for (pair, c) in (&mut pairs).zip(c.chunks_exact(2)) {
+        let (e0, o0) = product(pair[0].0, c[0]);
+        let (e1, o1) = product(pair[1].0, c[1]);
+        let r = reduce(_mm512_add_epi64(e0, e1), _mm512_add_epi64(o0, o1));
+        acc = add(acc, r);
+    }
+    if let [last] = pairs.remainder() {
+        let (e, o) = product(last.0, c[x.len() - 1]);
+        acc = add(acc, reduce(e, o));
+    }
+    acc
 }
 
 impl KoalaLanes for Avx512 {
@@ -68,6 +113,17 @@ impl KoalaLanes for Avx512 {
     fn add(self, other: Self) -> Self {
         // SAFETY: see the module note.
         Avx512(unsafe { add(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        // SAFETY: see the module note.
+        Avx512(unsafe { sub(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn dot(x: &[Self], c: &[u32]) -> Self {
+        assert_eq!(x.len(), c.len());
+        // SAFETY: see the module note.
+        Avx512(unsafe { dot(x, c) })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {

@@ -31,6 +31,14 @@ impl<const N: usize> KoalaLanes for Portable<N> {
         }))
     }
     #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        // a − b wraps exactly when a < b; min(d, d + p) then picks d + p.
+        Portable(core::array::from_fn(|i| {
+            let d = self.0[i].wrapping_sub(other.0[i]);
+            d.min(d.wrapping_add(P))
+        }))
+    }
+    #[inline(always)]
     fn mul(self, other: Self) -> Self {
         Portable(core::array::from_fn(|i| monty_mul(self.0[i], other.0[i])))
     }
