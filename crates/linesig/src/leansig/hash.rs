@@ -12,7 +12,7 @@
 //!
 //! Every compression is C(x) = (Perm(pad(x)) + pad(x))[..out], zero-padded to the width.
 
-use super::lanes::{add_mod, to_monty, KoalaLanes, P};
+use super::lanes::{add_mod, monty_mul, to_monty, KoalaLanes, P, R2};
 use super::{Digest, HashFamily, Params, CAPACITY, MESSAGE_LEN, PARAMETER_LEN};
 
 /// Most lanes of any backend (AVX-512: 16).
@@ -21,7 +21,6 @@ pub(crate) const MAX_LANES: usize = 16;
 /// A state of width W, one column of lane values per element.
 pub(crate) type Columns<const W: usize> = [[u32; MAX_LANES]; W];
 
-const TWEAK_CHAIN: u64 = 0x00;
 const TWEAK_TREE: u64 = 0x01;
 const TWEAK_MESSAGE: u64 = 0x02;
 
@@ -29,12 +28,6 @@ const TWEAK_MESSAGE: u64 = 0x02;
 fn tweak_elements(value: u64) -> [u32; 2] {
     let p = P as u64;
     [to_monty((value % p) as u32), to_monty((value / p) as u32)]
-}
-
-pub(crate) fn chain_tweak(epoch: u32, chain: usize, position: usize) -> [u32; 2] {
-    tweak_elements(
-        (epoch as u64) << 24 | (chain as u64) << 16 | (position as u64) << 8 | TWEAK_CHAIN,
-    )
 }
 
 pub(crate) fn tree_tweak(level: usize, position: u32) -> [u32; 2] {
@@ -73,18 +66,6 @@ fn permute24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
 }
 
 /// Feed-forward compression in place: on return the first elements hold C(input).
-fn compress16<L: KoalaLanes>(family: HashFamily, state: &mut Columns<16>) {
-    let input = *state;
-    let mut lanes: [L; 16] = core::array::from_fn(|i| L::load(&state[i]));
-    match family {
-        HashFamily::Poseidon1 => L::poseidon1_16(&mut lanes),
-        HashFamily::Poseidon2 => L::poseidon2_16(&mut lanes),
-    }
-    for ((column, lane), x) in state.iter_mut().zip(lanes).zip(&input) {
-        lane.add(L::load(x)).store(column);
-    }
-}
-
 pub(crate) fn compress24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
     let input = *state;
     let mut lanes: [L; 24] = core::array::from_fn(|i| L::load(&state[i]));
@@ -97,30 +78,123 @@ pub(crate) fn compress24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<
     }
 }
 
-/// One chain step for every lane: `inputs[k]` = (value, parameter, tweak) of lane k;
-/// returns the next chain values.
-pub(crate) fn chain_step<L: KoalaLanes>(
-    params: &Params,
-    inputs: &[(Digest, [u32; PARAMETER_LEN], [u32; 2])],
-) -> [Digest; MAX_LANES] {
-    let h = params.hash_len;
-    let mut state: Columns<16> = [[0; MAX_LANES]; 16];
-    for (k, (value, parameter, tweak)) in inputs.iter().enumerate() {
-        let (value_at, parameter_at, tweak_at) = match params.family {
+/// The chain tweaks of one epoch, epoch·2^24 + chain·2^16 + position·2^8 + 0x00 (the
+/// chain separator) in two base-p digits, without divisions: epoch·2^24 = high·p + low
+/// is split once, and chain·2^16 + position·2^8 (< 2^24) is added to `low`.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct EpochTweak {
+    low: u32,
+    high: u32,
+}
+
+impl EpochTweak {
+    pub fn new(epoch: u32) -> Self {
+        let v = (epoch as u64) << 24;
+        EpochTweak {
+            low: (v % P as u64) as u32,
+            high: (v / P as u64) as u32,
+        }
+    }
+
+    /// The tweak of step `position` of chain `chain`, Montgomery form.
+    pub fn chain(self, chain: usize, position: usize) -> [u32; 2] {
+        let mut low = self.low as u64 + ((chain as u64) << 16 | (position as u64) << 8);
+        let mut high = self.high;
+        if low >= P as u64 {
+            low -= P as u64;
+            high += 1;
+        }
+        [monty_mul(low as u32, R2), monty_mul(high, R2)]
+    }
+}
+
+/// Chain steps on lanes, the chain values staying in vectors from one step to the next
+/// (a lane's value is written only when it starts a chain, read only when it ends one).
+pub(crate) struct ChainWalk<L: KoalaLanes> {
+    family: HashFamily,
+    hash_len: usize,
+    parameter: [L; PARAMETER_LEN],
+    epochs: [EpochTweak; MAX_LANES],
+    value: [L; 8],
+    /// The values as columns, as of the last step or `set`.
+    columns: Columns<8>,
+    /// `columns` holds values `value` lacks.
+    dirty: bool,
+}
+
+impl<L: KoalaLanes> ChainWalk<L> {
+    /// Lane k walks chains of the key with `parameters[k]` at `epochs[k]`.
+    pub fn new(params: &Params, parameters: &[[u32; PARAMETER_LEN]], epochs: &[u32]) -> Self {
+        let mut columns: Columns<PARAMETER_LEN> = [[0; MAX_LANES]; PARAMETER_LEN];
+        for (k, parameter) in parameters.iter().enumerate() {
+            for (i, &x) in parameter.iter().enumerate() {
+                columns[i][k] = x;
+            }
+        }
+        let mut tweaks = [EpochTweak::default(); MAX_LANES];
+        for (t, &e) in tweaks.iter_mut().zip(epochs) {
+            *t = EpochTweak::new(e);
+        }
+        ChainWalk {
+            family: params.family,
+            hash_len: params.hash_len,
+            parameter: core::array::from_fn(|i| L::load(&columns[i])),
+            epochs: tweaks,
+            value: [L::splat(0); 8],
+            columns: [[0; MAX_LANES]; 8],
+            dirty: false,
+        }
+    }
+
+    /// Lane k's value before its next step.
+    pub fn set(&mut self, k: usize, value: &Digest) {
+        for (column, &x) in self.columns.iter_mut().zip(value) {
+            column[k] = x;
+        }
+        self.dirty = true;
+    }
+
+    /// Lane k's value after the last step.
+    pub fn get(&self, k: usize) -> Digest {
+        core::array::from_fn(|i| self.columns[i][k])
+    }
+
+    /// One step on every lane: lane k hashes its value as step `positions[k]` of chain
+    /// `chains[k]` (lanes past the slices' end, or idle ones, compute something unused).
+    pub fn step(&mut self, chains: &[usize], positions: &[usize]) {
+        let h = self.hash_len;
+        if self.dirty {
+            for i in 0..h {
+                self.value[i] = L::load(&self.columns[i]);
+            }
+            self.dirty = false;
+        }
+        let mut tweak: Columns<2> = [[0; MAX_LANES]; 2];
+        for (k, (&chain, &position)) in chains.iter().zip(positions).enumerate() {
+            let t = self.epochs[k].chain(chain, position);
+            tweak[0][k] = t[0];
+            tweak[1][k] = t[1];
+        }
+        let zero = L::splat(0);
+        let mut state = [zero; 16];
+        let (value_at, parameter_at, tweak_at) = match self.family {
             HashFamily::Poseidon1 => (0, h, h + PARAMETER_LEN),
             HashFamily::Poseidon2 => (PARAMETER_LEN + 2, 0, PARAMETER_LEN),
         };
+        state[value_at..value_at + h].copy_from_slice(&self.value[..h]);
+        state[parameter_at..parameter_at + PARAMETER_LEN].copy_from_slice(&self.parameter);
+        state[tweak_at] = L::load(&tweak[0]);
+        state[tweak_at + 1] = L::load(&tweak[1]);
+        let input = state;
+        match self.family {
+            HashFamily::Poseidon1 => L::poseidon1_16(&mut state),
+            HashFamily::Poseidon2 => L::poseidon2_16(&mut state),
+        }
         for i in 0..h {
-            state[value_at + i][k] = value[i];
+            self.value[i] = state[i].add(input[i]);
+            self.value[i].store(&mut self.columns[i]);
         }
-        for i in 0..PARAMETER_LEN {
-            state[parameter_at + i][k] = parameter[i];
-        }
-        state[tweak_at][k] = tweak[0];
-        state[tweak_at + 1][k] = tweak[1];
     }
-    compress16::<L>(params.family, &mut state);
-    core::array::from_fn(|k| core::array::from_fn(|i| if i < h { state[i][k] } else { 0 }))
 }
 
 /// One tree node for every lane: `inputs[k]` = (parameter, tweak, left, right).

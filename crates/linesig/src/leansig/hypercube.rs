@@ -14,6 +14,8 @@ use std::sync::OnceLock;
 /// the top corner, for v up to the largest dimension in use.
 struct LayerSizes {
     sizes: Vec<Vec<Integer>>,
+    /// `prefix[v][d]`: the vertices of layers below d, Σ_{d' < d} sizes[v][d'].
+    prefix: Vec<Vec<Integer>>,
 }
 
 const MAX_DIMENSION: usize = 64;
@@ -34,7 +36,19 @@ impl LayerSizes {
                 })
                 .collect();
         }
-        LayerSizes { sizes }
+        let prefix = sizes
+            .iter()
+            .map(|layer| {
+                let mut sum = Integer::new();
+                let mut out = vec![sum.clone()];
+                for size in layer {
+                    sum += size;
+                    out.push(sum.clone());
+                }
+                out
+            })
+            .collect();
+        LayerSizes { sizes, prefix }
     }
 }
 
@@ -52,22 +66,18 @@ pub(crate) fn encode(
     target_sum: usize,
 ) -> Option<Vec<u8>> {
     const W: usize = 8;
-    let sizes = &base_8().sizes;
+    let tables = base_8();
+    let sizes = &tables.sizes;
     let mut acc = Integer::new();
     for &fe in hash {
         acc *= super::lanes::P;
         acc += fe;
     }
-    let domain: Integer = sizes[dimension][..=final_layer]
-        .iter()
-        .fold(Integer::new(), |a, x| a + x);
-    acc %= &domain;
+    acc %= &tables.prefix[dimension][final_layer + 1];
     let layer = dimension * (W - 1) - target_sum;
     // Vertices of the layers before `layer` come first.
-    let before: Integer = sizes[dimension][..layer]
-        .iter()
-        .fold(Integer::new(), |a, x| a + x);
-    if acc < before {
+    let before = &tables.prefix[dimension][layer];
+    if acc < *before {
         return None;
     }
     let mut x = acc - before;

@@ -12,8 +12,7 @@
 //! One signature per epoch: a key signs epochs in increasing order only, so it can never
 //! sign two messages for one epoch (that would reveal chain values and allow forgeries).
 
-use super::hash::{self, MAX_LANES};
-use super::lanes::portable::Portable;
+use super::hash;
 use super::lanes::{to_monty, KoalaLanes, P};
 use super::ssz::{self, PublicKey, Signature};
 use super::{Digest, Instance, Params, PARAMETER_LEN};
@@ -175,6 +174,38 @@ fn rho(
     prf_elements(&input, params.rand_len)
 }
 
+/// The signature's chain values: chain i walked x_i steps from its start, `L::N` chains
+/// at a time (a lane that reached its x_i keeps stepping, unread).
+fn sign_chains<L: KoalaLanes>(
+    instance: Instance,
+    prf_key: &[u8; 32],
+    parameter: &[u32; PARAMETER_LEN],
+    epoch: u32,
+    x: &[u8],
+) -> Vec<Digest> {
+    let params = instance.params();
+    let mut hashes = vec![[0u32; 8]; x.len()];
+    for first in (0..x.len()).step_by(L::N) {
+        let group: Vec<usize> = (first..x.len().min(first + L::N)).collect();
+        let parameters = vec![*parameter; group.len()];
+        let mut walk = hash::ChainWalk::<L>::new(params, &parameters, &vec![epoch; group.len()]);
+        for (k, &chain) in group.iter().enumerate() {
+            hashes[chain] = chain_start(params, prf_key, epoch, chain);
+            walk.set(k, &hashes[chain]);
+        }
+        let steps = group.iter().map(|&c| x[c] as usize).max().unwrap_or(0);
+        for pos in 1..=steps {
+            walk.step(&group, &vec![pos; group.len()]);
+            for (k, &chain) in group.iter().enumerate() {
+                if x[chain] as usize == pos {
+                    hashes[chain] = walk.get(k);
+                }
+            }
+        }
+    }
+    hashes
+}
+
 /// The first rho (in the reference's attempt order) under which `message` encodes, and
 /// its chain positions; `L::N` attempts per message-hash call.
 fn search_rho<L: KoalaLanes>(
@@ -216,24 +247,21 @@ fn leaves<L: KoalaLanes>(
 ) -> Vec<Digest> {
     let params = instance.params();
     let mut ends: Vec<Vec<Digest>> = vec![Vec::with_capacity(params.dimension); epochs.len()];
+    let parameters = vec![*parameter; epochs.len()];
+    let mut walk = hash::ChainWalk::<L>::new(params, &parameters, epochs);
+    let mut chains = vec![0; epochs.len()];
     for chain in 0..params.dimension {
-        let mut values: [Digest; MAX_LANES] = [[0; 8]; MAX_LANES];
         for (k, &epoch) in epochs.iter().enumerate() {
-            values[k] = chain_start(params, prf_key, epoch, chain);
+            walk.set(k, &chain_start(params, prf_key, epoch, chain));
         }
+        chains.fill(chain);
         for pos in 1..params.base {
-            let inputs: Vec<_> = epochs
-                .iter()
-                .enumerate()
-                .map(|(k, &epoch)| (values[k], *parameter, hash::chain_tweak(epoch, chain, pos)))
-                .collect();
-            values = hash::chain_step::<L>(params, &inputs);
+            walk.step(&chains, &vec![pos; epochs.len()]);
         }
         for (k, end) in ends.iter_mut().enumerate() {
-            end.push(values[k]);
+            end.push(walk.get(k));
         }
     }
-    let parameters = vec![*parameter; epochs.len()];
     hash::leaf::<L>(params, instance.capacity(), &parameters, epochs, &ends)[..epochs.len()]
         .to_vec()
 }
@@ -513,21 +541,7 @@ impl SecretKey {
         let (instance, prf_key, parameter) = (self.instance, self.prf_key, self.key.parameter);
         let found = with_lanes!(self.backend, L => search_rho::<L>(instance, &prf_key, &parameter, epoch, message));
         let (rho, x) = found.ok_or(SignError::EncodingAttemptsExceeded(MAX_TRIES))?;
-        let hashes = x
-            .iter()
-            .enumerate()
-            .map(|(chain, &steps)| {
-                let mut value = chain_start(params, &self.prf_key, epoch, chain);
-                for pos in 1..=steps as usize {
-                    let tweak = hash::chain_tweak(epoch, chain, pos);
-                    value = hash::chain_step::<Portable<1>>(
-                        params,
-                        &[(value, self.key.parameter, tweak)],
-                    )[0];
-                }
-                value
-            })
-            .collect();
+        let hashes = with_lanes!(self.backend, L => sign_chains::<L>(instance, &prf_key, &parameter, epoch, &x));
         // Burn the epoch before the signature leaves.
         self.next_epoch = e + 1;
         Ok(ssz::encode_signature(

@@ -14,7 +14,7 @@
 //! (checked against d421e32's tables and, end to end, by the L18/L32 vectors).
 
 use super::lanes::portable::Portable;
-use super::lanes::{circulant_split, ntt_column, to_monty, Circulant, KoalaLanes};
+use super::lanes::{circulant_split, ntt_column, to_monty, Circulant, DiagonalEntry, KoalaLanes};
 use p3_field::{Field, PrimeCharacteristicRing, PrimeField32, TwoAdicField};
 use p3_koala_bear::{
     GenericPoseidon2LinearLayersKoalaBear, KoalaBear, KOALABEAR_POSEIDON1_RC_16,
@@ -50,7 +50,7 @@ pub(crate) struct Poseidon2Constants<const W: usize> {
     pub internal: Vec<u32>,
     pub terminal: Vec<[u32; W]>,
     /// V of the internal matrix 1 + diag(V).
-    pub diagonal: [u32; W],
+    pub diagonal: [DiagonalEntry; W],
 }
 
 pub(crate) struct Constants {
@@ -183,6 +183,24 @@ fn circulant<const W: usize>(dense: &[[KoalaBear; W]; W]) -> Circulant<W> {
     }
 }
 
+/// V_i as ±k (k ≤ 4), ±2^−k (k ≤ 24), or a general constant.
+fn diagonal_entry(v: KoalaBear) -> DiagonalEntry {
+    for negative in [false, true] {
+        let signed = |x: KoalaBear| if negative { -x } else { x };
+        for k in 1..=4u32 {
+            if v == signed(KoalaBear::from_u32(k)) {
+                return DiagonalEntry::Small { k, negative };
+            }
+        }
+        for k in 1..=24u32 {
+            if v == signed(KoalaBear::from_u32(1 << k).inverse()) {
+                return DiagonalEntry::InversePowerOfTwo { k, negative };
+            }
+        }
+    }
+    DiagonalEntry::Product(monty(v))
+}
+
 fn poseidon2<const W: usize>(
     (initial, internal, terminal): Poseidon2Rounds<W>,
 ) -> Poseidon2Constants<W>
@@ -194,7 +212,7 @@ where
         let mut unit = [KoalaBear::ZERO; W];
         unit[i] = KoalaBear::ONE;
         GenericPoseidon2LinearLayersKoalaBear::internal_linear_layer(&mut unit);
-        monty(unit[i] - KoalaBear::ONE)
+        diagonal_entry(unit[i] - KoalaBear::ONE)
     });
     Poseidon2Constants {
         initial: initial.iter().map(monty_row).collect(),
@@ -293,6 +311,30 @@ mod tests {
         }
         if super::super::lanes::avx512::supported() {
             check_all::<super::super::lanes::avx512::Avx512>();
+        }
+    }
+
+    #[test]
+    fn halving_by_shifts_is_a_product_with_two_to_the_minus_k() {
+        use super::super::lanes::{div_2exp_scalar, monty_mul, P};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for k in 1..=24 {
+            let inverse = monty(KoalaBear::from_u32(1 << k).inverse());
+            for x in [0, 1, P - 1, (1 << k) - 1, 1 << k]
+                .into_iter()
+                .chain((0..200).map(|_| rng.gen_range(0..P)))
+            {
+                assert_eq!(div_2exp_scalar(x, k), monty_mul(x, inverse), "x {x}, k {k}");
+            }
+        }
+        // KoalaBear's diagonals need no general product.
+        for entry in constants()
+            .poseidon2_16
+            .diagonal
+            .iter()
+            .chain(&constants().poseidon2_24.diagonal)
+        {
+            assert!(!matches!(entry, DiagonalEntry::Product(_)), "{entry:?}");
         }
     }
 

@@ -92,35 +92,31 @@ pub(crate) fn verify_lanes<L: KoalaLanes>(
         .collect();
     let mut ends: Vec<Vec<Digest>> = items.iter().map(|d| d.signature.hashes.clone()).collect();
     let steps = schedules.iter().map(Vec::len).max().unwrap_or(0);
-    let mut current = [[0u32; 8]; MAX_LANES];
+    let parameters: Vec<_> = items.iter().map(|d| d.key.parameter).collect();
+    let epochs: Vec<_> = items.iter().map(|d| d.epoch).collect();
+    let mut walk = hash::ChainWalk::<L>::new(params, &parameters, &epochs);
+    let mut chains = vec![0; n];
+    let mut positions = vec![0; n];
     for s in 0..steps {
-        let inputs: Vec<_> = (0..n)
-            .map(|k| match schedules[k].get(s) {
-                Some(&(chain, pos)) => {
-                    let x = digits[k].as_ref().expect("scheduled")[chain] as usize;
-                    let value = if pos == x + 1 {
-                        items[k].signature.hashes[chain]
-                    } else {
-                        current[k]
-                    };
-                    let tweak = hash::chain_tweak(items[k].epoch, chain, pos);
-                    (value, items[k].key.parameter, tweak)
+        for k in 0..n {
+            if let Some(&(chain, pos)) = schedules[k].get(s) {
+                let x = digits[k].as_ref().expect("scheduled")[chain] as usize;
+                if pos == x + 1 {
+                    walk.set(k, &items[k].signature.hashes[chain]);
                 }
-                None => ([0; 8], [0; 5], [0; 2]),
-            })
-            .collect();
-        current = hash::chain_step::<L>(params, &inputs);
+                (chains[k], positions[k]) = (chain, pos);
+            }
+        }
+        walk.step(&chains, &positions);
         for k in 0..n {
             if let Some(&(chain, pos)) = schedules[k].get(s) {
                 if pos == top {
-                    ends[k][chain] = current[k];
+                    ends[k][chain] = walk.get(k);
                 }
             }
         }
     }
 
-    let parameters: Vec<_> = items.iter().map(|d| d.key.parameter).collect();
-    let epochs: Vec<_> = items.iter().map(|d| d.epoch).collect();
     let mut node = hash::leaf::<L>(params, capacity, &parameters, &epochs, &ends);
     for level in 0..params.log_lifetime {
         let inputs: Vec<_> = items

@@ -54,6 +54,23 @@ fn reduce(even: __m256i, odd: __m256i) -> __m256i {
     _mm256_min_epu32(r, _mm256_add_epi32(r, p))
 }
 
+/// [`super::div_2exp_scalar`] on every lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn div_2exp(x: __m256i, k: u32) -> __m256i {
+    let p = _mm256_set1_epi32(P as i32);
+    let t = _mm256_and_si256(
+        _mm256_sub_epi32(_mm256_setzero_si256(), x),
+        _mm256_set1_epi32(((1u32 << k) - 1) as i32),
+    );
+    let shifted = _mm256_srl_epi32(_mm256_add_epi32(x, t), _mm_cvtsi32_si128(k as i32));
+    let y = _mm256_add_epi32(
+        shifted,
+        _mm256_mullo_epi32(t, _mm256_set1_epi32((127u32 << (24 - k)) as i32)),
+    );
+    _mm256_min_epu32(y, _mm256_sub_epi32(y, p))
+}
+
 #[target_feature(enable = "avx2")]
 #[inline]
 fn mul(a: __m256i, b: __m256i) -> __m256i {
@@ -127,6 +144,11 @@ impl KoalaLanes for Avx2 {
         Avx2(unsafe { dot(x, c) })
     }
     #[inline(always)]
+    fn div_2exp(self, k: u32) -> Self {
+        // SAFETY: see the module note.
+        Avx2(unsafe { div_2exp(self.0, k) })
+    }
+    #[inline(always)]
     fn mul(self, other: Self) -> Self {
         // SAFETY: see the module note.
         Avx2(unsafe { mul(self.0, other.0) })
@@ -194,6 +216,11 @@ impl KoalaLanes for Avx2x2 {
         assert_eq!(x.len(), c.len());
         // SAFETY: see the module note.
         Avx2x2(unsafe { dot2(x, c) })
+    }
+    #[inline(always)]
+    fn div_2exp(self, k: u32) -> Self {
+        // SAFETY: see the module note.
+        Avx2x2(unsafe { [div_2exp(self.0[0], k), div_2exp(self.0[1], k)] })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {

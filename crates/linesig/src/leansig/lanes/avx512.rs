@@ -53,6 +53,23 @@ fn reduce(even: __m512i, odd: __m512i) -> __m512i {
     _mm512_min_epu32(r, _mm512_add_epi32(r, p))
 }
 
+/// [`super::div_2exp_scalar`] on every lane.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn div_2exp(x: __m512i, k: u32) -> __m512i {
+    let p = _mm512_set1_epi32(P as i32);
+    let t = _mm512_and_si512(
+        _mm512_sub_epi32(_mm512_setzero_si512(), x),
+        _mm512_set1_epi32(((1u32 << k) - 1) as i32),
+    );
+    let shifted = _mm512_srl_epi32(_mm512_add_epi32(x, t), _mm_cvtsi32_si128(k as i32));
+    let y = _mm512_add_epi32(
+        shifted,
+        _mm512_mullo_epi32(t, _mm512_set1_epi32((127u32 << (24 - k)) as i32)),
+    );
+    _mm512_min_epu32(y, _mm512_sub_epi32(y, p))
+}
+
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn mul(a: __m512i, b: __m512i) -> __m512i {
@@ -124,6 +141,11 @@ impl KoalaLanes for Avx512 {
         assert_eq!(x.len(), c.len());
         // SAFETY: see the module note.
         Avx512(unsafe { dot(x, c) })
+    }
+    #[inline(always)]
+    fn div_2exp(self, k: u32) -> Self {
+        // SAFETY: see the module note.
+        Avx512(unsafe { div_2exp(self.0, k) })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {

@@ -36,6 +36,8 @@ pub(crate) trait KoalaLanes: Copy {
     fn sub(self, other: Self) -> Self;
     /// Montgomery product: a·b·2^−32 mod p.
     fn mul(self, other: Self) -> Self;
+    /// x·2^−k mod p for 1 ≤ k ≤ 24, by shifts (see [`div_2exp_scalar`]).
+    fn div_2exp(self, k: u32) -> Self;
     /// Σ x_j·c_j for Montgomery-form constants c (equal lengths). SIMD backends reduce
     /// once per two products.
     #[inline(always)]
@@ -87,6 +89,54 @@ pub(crate) const fn add_mod(a: u32, b: u32) -> u32 {
         s
     }
 }
+
+/// x·2^−k mod p for x < p and 1 ≤ k ≤ 24, without a product: p ≡ 1 (mod 2^24), so
+/// t = −x mod 2^k makes x + t·p divisible by 2^k, and (x + t·p)/2^k =
+/// (x + t)/2^k + t·127·2^(24−k) < 2p (p − 1 = 127·2^24). Plonky3 halves the same way.
+/// The SIMD backends run this formula on every lane.
+#[inline(always)]
+pub(crate) const fn div_2exp_scalar(x: u32, k: u32) -> u32 {
+    let t = x.wrapping_neg() & ((1 << k) - 1);
+    let y = ((x + t) >> k) + t * (127 << (24 - k));
+    if y >= P {
+        y - P
+    } else {
+        y
+    }
+}
+
+/// One entry V_i of Poseidon2's internal matrix 1 + diag(V), in the cheapest form that
+/// computes V_i·x.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DiagonalEntry {
+    /// ±k for k in 1..=4: additions.
+    Small { k: u32, negative: bool },
+    /// ±2^−k: [`KoalaLanes::div_2exp`].
+    InversePowerOfTwo { k: u32, negative: bool },
+    /// Anything else: a Montgomery product with this constant.
+    Product(u32),
+}
+
+#[inline(always)]
+fn diagonal_times<L: KoalaLanes>(x: L, entry: DiagonalEntry) -> (L, bool) {
+    match entry {
+        DiagonalEntry::Small { k, negative } => {
+            let two = x.add(x);
+            let y = match k {
+                1 => x,
+                2 => two,
+                3 => two.add(x),
+                _ => two.add(two),
+            };
+            (y, negative)
+        }
+        DiagonalEntry::InversePowerOfTwo { k, negative } => (x.div_2exp(k), negative),
+        DiagonalEntry::Product(c) => (x.mul(L::splat(c)), false),
+    }
+}
+
+/// 2^64 mod p: a Montgomery product with it takes a canonical value to Montgomery form.
+pub(crate) const R2: u32 = ((1u128 << 64) % P as u128) as u32;
 
 /// Canonical value → Montgomery form.
 pub(crate) const fn to_monty(x: u32) -> u32 {
@@ -336,8 +386,13 @@ pub(crate) fn poseidon2_lanes<L: KoalaLanes, const W: usize>(
         for s in &state[1..] {
             sum = sum.add(*s);
         }
-        for (s, &d) in state.iter_mut().zip(&k.diagonal) {
-            *s = sum.add(s.mul(L::splat(d)));
+        for (s, &entry) in state.iter_mut().zip(&k.diagonal) {
+            let (product, negative) = diagonal_times(*s, entry);
+            *s = if negative {
+                sum.sub(product)
+            } else {
+                sum.add(product)
+            };
         }
     }
     for rc in &k.terminal {

@@ -2,7 +2,7 @@
 //! path (the `reference` backend and the signer); wider instances run the lane code of
 //! the SIMD backends on CPUs without them, so tests cover it everywhere.
 
-use super::{monty_mul, KoalaLanes, P};
+use super::{div_2exp_scalar, monty_mul, KoalaLanes, P};
 
 #[derive(Clone, Copy)]
 pub(crate) struct Portable<const N: usize>([u32; N]);
@@ -37,6 +37,10 @@ impl<const N: usize> KoalaLanes for Portable<N> {
             let d = self.0[i].wrapping_sub(other.0[i]);
             d.min(d.wrapping_add(P))
         }))
+    }
+    #[inline(always)]
+    fn div_2exp(self, k: u32) -> Self {
+        Portable(core::array::from_fn(|i| div_2exp_scalar(self.0[i], k)))
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {
