@@ -29,6 +29,10 @@ const (
 	MLDSA44 Scheme = C.LINESIG_SCHEME_MLDSA44
 	MLDSA65 Scheme = C.LINESIG_SCHEME_MLDSA65
 	MLDSA87 Scheme = C.LINESIG_SCHEME_MLDSA87
+	// leanSig: each Item's Context is its epoch, four bytes little-endian.
+	LeanSigDevnet4 Scheme = C.LINESIG_SCHEME_LEANSIG_DEVNET4
+	LeanSigL18     Scheme = C.LINESIG_SCHEME_LEANSIG_L18
+	LeanSigL32     Scheme = C.LINESIG_SCHEME_LEANSIG_L32
 )
 
 // Policy is an Ed25519 acceptance rule.

@@ -170,3 +170,24 @@ def test_key_cache_keeps_verdicts_and_reports_hits(policy):
     stats = cached.key_cache_stats()
     assert stats["entries"] >= 1 and stats["hit_rate"] > 0.2, stats
     assert stats["used_bytes"] <= stats["capacity_bytes"]
+
+
+@pytest.mark.parametrize(
+    "scheme,file",
+    [
+        ("leansig-devnet4", "leansig_devnet4_c08a3ba_L32_dim46.json"),
+        ("leansig-l18", "leansig_legacy_73bedc2_L18_dim64.json"),
+        ("leansig-l32", "leansig_legacy_73bedc2_L32_dim64.json"),
+    ],
+)
+def test_leansig_vectors_follow_the_spec_with_the_epoch_as_context(scheme, file):
+    doc = json.loads((VECTORS / "leansig" / file).read_text())
+    cases = doc["cases"]
+    engine = linesig.Engine(scheme=scheme, workers=2)
+    verdicts = engine.verify(
+        [bytes.fromhex(c["public_key"]) for c in cases],
+        [bytes.fromhex(c["message"]) for c in cases],
+        [bytes.fromhex(c["signature"]) for c in cases],
+        contexts=[c["epoch"].to_bytes(4, "little") for c in cases],
+    )
+    assert [bool(v) for v in verdicts] == [c["expected_spec"] for c in cases]

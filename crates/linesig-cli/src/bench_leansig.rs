@@ -253,7 +253,11 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
         batch,
         batch_one_worker: batch_one,
         mismatches,
-        status: if mismatches == 0 { "ok" } else { "MISMATCH" },
+        status: if mismatches == 0 {
+            "SUCCESS"
+        } else {
+            "FAILURE"
+        },
     };
     if args.json {
         println!(

@@ -764,3 +764,120 @@ fn verify_parquet_streams_row_groups_and_matches_json_lines() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn verify_leansig_lines_carry_an_epoch() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/vectors/leansig/leansig_legacy_73bedc2_L18_dim64.json"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = doc["cases"].as_array().unwrap();
+    let mut lines: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "public_key": c["public_key"], "message": c["message"],
+                "signature": c["signature"], "epoch": c["epoch"],
+            })
+            .to_string()
+        })
+        .collect();
+    let c = &cases[0];
+    let base = serde_json::json!({
+        "public_key": c["public_key"], "message": c["message"], "signature": c["signature"],
+    });
+    lines.push(base.to_string());
+    let mut with_context = base.clone();
+    with_context["context"] = "00000000".into();
+    with_context["epoch"] = 0.into();
+    lines.push(with_context.to_string());
+    let mut too_big = base.clone();
+    too_big["epoch"] = (1u64 << 32).into();
+    lines.push(too_big.to_string());
+    let out = linesig_ok(
+        &["verify", "--scheme", "leansig-l18"],
+        Some(lines.join("\n").as_bytes()),
+    );
+    let v = json_lines(&out);
+    for (verdict, case) in v.iter().zip(cases) {
+        assert_eq!(
+            verdict["valid"], case["expected_spec"],
+            "{}: {verdict}",
+            case["name"]
+        );
+    }
+    let n = cases.len();
+    assert!(
+        v[n]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("missing field \"epoch\""),
+        "{}",
+        v[n]
+    );
+    assert!(v[n + 1]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("not a \"context\""));
+    assert!(v[n + 2]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("\"epoch\" is not an integer"));
+    // An epoch means nothing to other schemes.
+    let out = linesig_ok(
+        &["verify", "--scheme", "ed25519"],
+        Some(lines[0].as_bytes()),
+    );
+    assert!(json_lines(&out)[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("leanSig only"));
+}
+
+#[test]
+fn bench_leansig_reports_keygen_sign_verify_rows_with_cycles() {
+    let out = linesig_ok(
+        &[
+            "bench",
+            "--scheme",
+            "leansig-l18",
+            "--count",
+            "40",
+            "--repeat",
+            "1",
+            "--op-iterations",
+            "4",
+            "--workers",
+            "2",
+            "--batch",
+            "8",
+            "--json",
+        ],
+        None,
+    );
+    let r = &json_lines(&out)[0];
+    assert_eq!(r["status"], "SUCCESS", "{r}");
+    assert_eq!(r["epochs_prepared_per_key"], 1024);
+    let ops: Vec<&str> = r["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["keygen", "sign", "verify"]);
+    for o in r["operations"].as_array().unwrap() {
+        for field in ["mean_us", "min_us", "max_us", "ops_per_s"] {
+            assert!(o[field].as_f64().unwrap() > 0.0, "{o}");
+        }
+        #[cfg(target_arch = "x86_64")]
+        assert!(o["cycles_per_op"].as_f64().unwrap() > 0.0, "{o}");
+    }
+    assert!(r["batch"]["throughput_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(r["batch_one_worker"]["workers"], 1);
+    linesig_fails(
+        &["bench", "--scheme", "leansig-l18", "--key-cache-mb", "4"],
+        2,
+        "do not apply to leanSig",
+    );
+}

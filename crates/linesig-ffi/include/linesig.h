@@ -35,6 +35,13 @@ typedef enum LinesigScheme {
   LINESIG_SCHEME_MLDSA44 = 2,
   LINESIG_SCHEME_MLDSA65 = 3,
   LINESIG_SCHEME_MLDSA87 = 4,
+  // leanSig devnet-4 (Poseidon1, lifetime 2^32). Each item's context is its epoch:
+  // four bytes, u32 little-endian.
+  LINESIG_SCHEME_LEANSIG_DEVNET4 = 5,
+  // leanSig legacy, lifetime 2^18 (Poseidon2; what nim-leansig wraps); epoch context.
+  LINESIG_SCHEME_LEANSIG_L18 = 6,
+  // leanSig legacy, lifetime 2^32 (Poseidon2); epoch context.
+  LINESIG_SCHEME_LEANSIG_L32 = 7,
 } LinesigScheme;
 
 // An engine: worker pool and configuration. Opaque to C.

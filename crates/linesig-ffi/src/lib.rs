@@ -7,6 +7,7 @@
 //! arguments are a status code, and nothing is allocated for the caller to free except
 //! the engine, through `linesig_engine_free`. Strings returned are static.
 
+use linesig::leansig::Instance;
 use linesig::mldsa::ParameterSet;
 use linesig::{Backend, Engine, Item, ItemSource, Policy, Reject, Scheme, Verdict};
 use std::ffi::{c_char, c_int, CString};
@@ -42,6 +43,13 @@ pub enum LinesigScheme {
     Mldsa44 = 2,
     Mldsa65 = 3,
     Mldsa87 = 4,
+    /// leanSig devnet-4 (Poseidon1, lifetime 2^32). Each item's context is its epoch:
+    /// four bytes, u32 little-endian.
+    LeansigDevnet4 = 5,
+    /// leanSig legacy, lifetime 2^18 (Poseidon2; what nim-leansig wraps); epoch context.
+    LeansigL18 = 6,
+    /// leanSig legacy, lifetime 2^32 (Poseidon2); epoch context.
+    LeansigL32 = 7,
 }
 
 /// Engine settings. Zero-initialise, then set what you need: zero means the default.
@@ -90,18 +98,22 @@ fn scheme_of(config: &LinesigConfig) -> Result<Scheme, LinesigStatus> {
         2 => Policy::Zip215Strict,
         _ => return Err(LinesigStatus::InvalidConfig),
     };
-    let ml_dsa = |ps| {
+    // A policy is Ed25519's alone: any other scheme with one set is a configuration error.
+    let without_policy = |scheme| {
         if config.policy == 0 {
-            Ok(Scheme::MlDsa(ps))
+            Ok(scheme)
         } else {
             Err(LinesigStatus::InvalidConfig)
         }
     };
     match config.scheme {
         0 | 1 => Ok(Scheme::Ed25519(policy)),
-        2 => ml_dsa(ParameterSet::MlDsa44),
-        3 => ml_dsa(ParameterSet::MlDsa65),
-        4 => ml_dsa(ParameterSet::MlDsa87),
+        2 => without_policy(Scheme::MlDsa(ParameterSet::MlDsa44)),
+        3 => without_policy(Scheme::MlDsa(ParameterSet::MlDsa65)),
+        4 => without_policy(Scheme::MlDsa(ParameterSet::MlDsa87)),
+        5 => without_policy(Scheme::LeanSig(Instance::Devnet4)),
+        6 => without_policy(Scheme::LeanSig(Instance::L18)),
+        7 => without_policy(Scheme::LeanSig(Instance::L32)),
         _ => Err(LinesigStatus::InvalidConfig),
     }
 }

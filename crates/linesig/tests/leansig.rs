@@ -53,6 +53,9 @@ fn vectors(file: &str) -> (Instance, Vec<Case>) {
     (instance, cases)
 }
 
+/// An item's owned fields: public key, message, signature, epoch context.
+type Owned = (Vec<u8>, Vec<u8>, Vec<u8>, [u8; 4]);
+
 const FILES: [&str; 3] = [
     "leansig_devnet4_c08a3ba_L32_dim46.json",
     "leansig_legacy_73bedc2_L18_dim64.json",
@@ -274,7 +277,7 @@ fn batches_equal_single_verification_on_random_and_corrupted_inputs() {
         let (instance, cases) = vectors(file);
         let valid: Vec<&Case> = cases.iter().filter(|c| c.expected_spec).collect();
         // Valid signatures, bit flips anywhere, limbs pushed to x + p, random bytes.
-        let mut owned: Vec<(Vec<u8>, Vec<u8>, Vec<u8>, [u8; 4])> = Vec::new();
+        let mut owned: Vec<Owned> = Vec::new();
         for round in 0..40 {
             let c = valid[round % valid.len()];
             let (mut pk, mut msg, mut sig) =

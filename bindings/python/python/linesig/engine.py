@@ -22,7 +22,9 @@ Column = Union[Sequence[bytes], "np.ndarray", Any]
 class Engine:
     """A verifier with its own worker pool.
 
-    ``scheme``: ``ed25519`` (default), ``mldsa44``, ``mldsa65`` or ``mldsa87``.
+    ``scheme``: ``ed25519`` (default), ``mldsa44``, ``mldsa65``, ``mldsa87``, or
+    ``leansig-devnet4``, ``leansig-l18``, ``leansig-l32`` (each item's context is its
+    epoch: ``epoch.to_bytes(4, "little")``).
     ``policy`` (Ed25519 only): ``strict`` (Solana today, the default), ``zip215``
     (Zcash, Cosmos) or ``zip215-strict`` (Solana SIMD-0376).
     ``workers``: threads (default: all cores). ``batch_size``: items per work unit.

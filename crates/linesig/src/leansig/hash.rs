@@ -268,9 +268,11 @@ pub(crate) fn leaf<L: KoalaLanes>(
     for block in 0..input_len.div_ceil(RATE) {
         for r in 0..RATE {
             let i = block * RATE + r;
-            for k in 0..parameters.len() {
+            for (k, slot) in state[rate_at + r][..parameters.len()]
+                .iter_mut()
+                .enumerate()
+            {
                 let x = if i < input_len { element(k, i) } else { 0 };
-                let slot = &mut state[rate_at + r][k];
                 *slot = match params.family {
                     // Replacement sponge: the rate is overwritten (zeros past the end).
                     HashFamily::Poseidon1 => x,
@@ -286,11 +288,14 @@ pub(crate) fn leaf<L: KoalaLanes>(
     })
 }
 
-/// The message hash's field elements, canonical, for every lane: `inputs[k]` =
-/// (parameter, epoch, rho, message elements).
+/// What one lane's message hash takes: the key's parameter, the epoch, rho (RAND_LEN
+/// elements, zero past them) and the message's elements.
+pub(crate) type MessageHashInput = ([u32; PARAMETER_LEN], u32, [u32; 8], [u32; MESSAGE_LEN]);
+
+/// The message hash's field elements, canonical, for every lane.
 pub(crate) fn message_hash<L: KoalaLanes>(
     params: &Params,
-    inputs: &[([u32; PARAMETER_LEN], u32, [u32; 8], [u32; MESSAGE_LEN])],
+    inputs: &[MessageHashInput],
 ) -> Vec<Vec<u32>> {
     let mut state: Columns<24> = [[0; MAX_LANES]; 24];
     let r = params.rand_len;

@@ -169,7 +169,7 @@ pub(crate) struct Avx2x2([__m256i; 2]);
 fn dot2(x: &[Avx2x2], c: &[u32]) -> [__m256i; 2] {
     let mut acc = [_mm256_setzero_si256(); 2];
     for (pair, c) in x.chunks(2).zip(c.chunks(2)) {
-        for h in 0..2 {
+        for (h, acc) in acc.iter_mut().enumerate() {
             let mut even = _mm256_setzero_si256();
             let mut odd = _mm256_setzero_si256();
             for (x, &c) in pair.iter().zip(c) {
@@ -177,7 +177,7 @@ fn dot2(x: &[Avx2x2], c: &[u32]) -> [__m256i; 2] {
                 even = _mm256_add_epi64(even, _mm256_mul_epu32(x.0[h], c));
                 odd = _mm256_add_epi64(odd, _mm256_mul_epu32(_mm256_srli_epi64::<32>(x.0[h]), c));
             }
-            acc[h] = add(acc[h], reduce(even, odd));
+            *acc = add(*acc, reduce(even, odd));
         }
     }
     acc
