@@ -88,6 +88,9 @@ struct LeanSigReport {
     founding_keygen_ms: Option<f64>,
     /// Founding verify µs ÷ our one-worker batch µs per signature.
     speedup_vs_founding_verify: Option<f64>,
+    /// The `verify` row (one signature per call, portable scalar path: the reference's
+    /// algorithm at the reference's speed) ÷ the one-worker batch, in this run.
+    speedup_vs_scalar_verify: f64,
     mismatches: usize,
     status: &'static str,
 }
@@ -232,6 +235,7 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
     let batch = batch_run(runs, args.count, args.workers);
     let batch_one = batch_run(runs_one, args.count, 1);
     let lanes = leansig::backend_lanes(backend).min(args.lanes.unwrap_or(usize::MAX));
+    let scalar_ratio = verify_row.mean_us / batch_one.per_signature_us;
     let reference = founding(instance);
     let founding_verify = Some(reference.verify_us).filter(|v| v.is_finite());
     let report = LeanSigReport {
@@ -250,6 +254,7 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
         founding_verify_us: founding_verify,
         founding_keygen_ms: reference.keygen_ms,
         speedup_vs_founding_verify: founding_verify.map(|f| f / batch_one.per_signature_us),
+        speedup_vs_scalar_verify: scalar_ratio,
         batch,
         batch_one_worker: batch_one,
         mismatches,
@@ -293,6 +298,10 @@ fn print_report(r: &LeanSigReport, started: Instant) {
             b.workers, b.throughput_per_s, b.per_signature_us, cycles
         );
     }
+    println!(
+        "  one-worker batch vs the scalar verify row of this run: {:.1}x",
+        r.speedup_vs_scalar_verify
+    );
     if let Some(f) = r.founding_verify_us {
         println!(
             "  vs the founding document's reference verify ({f:.0} us/signature, one core; quoted, not measured): {:.1}x on one worker",
