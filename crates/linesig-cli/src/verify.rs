@@ -22,7 +22,8 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// JSON Lines input (default: stdin), or a .parquet file (with a .parquet --output)
-    /// with binary columns public_key, message, signature [, context].
+    /// with binary columns public_key, message, signature [, context] (for leanSig the
+    /// context column holds each row's epoch, four bytes little-endian).
     #[arg(long)]
     input: Option<PathBuf>,
     /// Where to write verdicts (default: stdout); for Parquet input, the .parquet file
