@@ -137,45 +137,19 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
     let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
 
     // Keys: as many as the count needs, one prepared interval of epochs each.
-    let mut key_pairs = Vec::new();
-    let mut keygen_row = time_row("keygen", 1, |_| {
+    let per_key = instance.prepared_epochs() as usize;
+    let key_count = args.count.div_ceil(per_key).max(1);
+    if show {
+        eprintln!("{instance}: {key_count} key(s), {per_key} epochs prepared each");
+    }
+    let mut key_pairs = Vec::with_capacity(key_count);
+    let keygen_row = time_row("keygen", key_count, |_| {
         key_pairs.push(pool.install(|| {
             keys::key_gen(instance, backend, &mut rng, 0, args.active_epochs)
                 .expect("the interval fits the lifetime (checked)")
         }))
     });
     let prepared = key_pairs[0].1.prepared_interval();
-    let per_key = (prepared.end - prepared.start) as usize;
-    let key_count = args.count.div_ceil(per_key).max(1);
-    if show {
-        eprintln!(
-            "{}: key 1 of {key_count} in {:.3} s ({} epochs prepared)",
-            instance,
-            keygen_row.mean_us / 1e6,
-            per_key
-        );
-    }
-    if key_count > 1 {
-        let more = time_row("keygen", key_count - 1, |_| {
-            key_pairs.push(pool.install(|| {
-                keys::key_gen(instance, backend, &mut rng, 0, args.active_epochs)
-                    .expect("the interval fits the lifetime (checked)")
-            }))
-        });
-        let n = (more.iterations + 1) as f64;
-        keygen_row = OperationRow {
-            operation: "keygen",
-            iterations: more.iterations + 1,
-            mean_us: (keygen_row.mean_us + more.mean_us * more.iterations as f64) / n,
-            min_us: keygen_row.min_us.min(more.min_us),
-            max_us: keygen_row.max_us.max(more.max_us),
-            ops_per_s: n * 1e6 / (keygen_row.mean_us + more.mean_us * more.iterations as f64),
-            cycles_per_op: keygen_row
-                .cycles_per_op
-                .zip(more.cycles_per_op)
-                .map(|(a, b)| (a + b * more.iterations as f64) / n),
-        };
-    }
 
     // Signatures: key k signs epochs 0, 1, 2, … of its prepared interval.
     let mut messages = vec![[0u8; 32]; args.count];

@@ -170,6 +170,8 @@ fn our_signatures_verify_and_have_the_reference_layout() {
     let (public_key, mut secret) = key(instance, 1);
     assert_eq!(public_key.len(), instance.public_key_len());
     assert_eq!(secret.prepared_interval(), 0..1024);
+    assert_eq!(instance.prepared_epochs(), 1024);
+    assert_eq!(Instance::Devnet4.prepared_epochs(), 131_072);
     let mut signed = Vec::new();
     for (n, epoch) in [0u32, 1, 513, 1000, 1023].into_iter().enumerate() {
         let message = [n as u8 ^ 0x5a; 32];

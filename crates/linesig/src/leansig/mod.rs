@@ -216,6 +216,12 @@ impl Instance {
         1 << self.params().log_lifetime
     }
 
+    /// Epochs a key can sign without `advance_preparation`: its two prepared bottom
+    /// trees, 2 · 2^(LOG_LIFETIME/2) (1,024 for L18, 131,072 for the 2^32 instances).
+    pub fn prepared_epochs(self) -> u64 {
+        2 << (self.params().log_lifetime / 2)
+    }
+
     /// Poseidon permutations of one verification, (width 16, width 24): the fixed cost
     /// every signature of the instance pays.
     pub fn verify_permutations(self) -> (usize, usize) {
@@ -326,9 +332,9 @@ fn verify_items<L: KoalaLanes, S: ItemSource + ?Sized>(
     // Items that decode fill the lanes; the rest have their verdict already.
     let mut pending: Vec<(usize, Decoded)> = Vec::with_capacity(group);
     let flush = |pending: &mut Vec<(usize, Decoded)>, out: &mut [Verdict]| {
-        let decoded: Vec<Decoded> = pending.iter_mut().map(|(_, d)| take(d)).collect();
+        let (slots, decoded): (Vec<usize>, Vec<Decoded>) = pending.drain(..).unzip();
         let results = verify::verify_lanes::<L>(params, capacity, &decoded);
-        for ((slot, _), result) in pending.drain(..).zip(results) {
+        for (slot, result) in slots.into_iter().zip(results) {
             out[slot] = result.into();
         }
     };
@@ -345,22 +351,6 @@ fn verify_items<L: KoalaLanes, S: ItemSource + ?Sized>(
     }
     if !pending.is_empty() {
         flush(&mut pending, out);
-    }
-}
-
-fn take(decoded: &mut Decoded) -> Decoded {
-    Decoded {
-        key: decoded.key,
-        epoch: decoded.epoch,
-        message: decoded.message,
-        signature: std::mem::replace(
-            &mut decoded.signature,
-            ssz::Signature {
-                rho: [0; 8],
-                path: Vec::new(),
-                hashes: Vec::new(),
-            },
-        ),
     }
 }
 
