@@ -56,10 +56,7 @@ pub(crate) fn message_elements(message: &[u8; 32]) -> [u32; MESSAGE_LEN] {
 
 fn permute24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
     let mut lanes: [L; 24] = core::array::from_fn(|i| L::load(&state[i]));
-    match family {
-        HashFamily::Poseidon1 => L::poseidon1_24(&mut lanes),
-        HashFamily::Poseidon2 => L::poseidon2_24(&mut lanes),
-    }
+    family.permute24(&mut lanes);
     for (column, lane) in state.iter_mut().zip(lanes) {
         lane.store(column);
     }
@@ -67,14 +64,29 @@ fn permute24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
 
 /// Feed-forward compression in place: on return the first elements hold C(input).
 pub(crate) fn compress24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
-    let input = *state;
-    let mut lanes: [L; 24] = core::array::from_fn(|i| L::load(&state[i]));
-    match family {
-        HashFamily::Poseidon1 => L::poseidon1_24(&mut lanes),
-        HashFamily::Poseidon2 => L::poseidon2_24(&mut lanes),
+    let input: [L; 24] = core::array::from_fn(|i| L::load(&state[i]));
+    let mut lanes = input;
+    family.permute24(&mut lanes);
+    for ((column, lane), x) in state.iter_mut().zip(lanes).zip(input) {
+        lane.add(x).store(column);
     }
-    for ((column, lane), x) in state.iter_mut().zip(lanes).zip(&input) {
-        lane.add(L::load(x)).store(column);
+}
+
+impl HashFamily {
+    /// The family's width-16 permutation on lanes.
+    fn permute16<L: KoalaLanes>(self, state: &mut [L; 16]) {
+        match self {
+            HashFamily::Poseidon1 => L::poseidon1_16(state),
+            HashFamily::Poseidon2 => L::poseidon2_16(state),
+        }
+    }
+
+    /// The family's width-24 permutation on lanes.
+    fn permute24<L: KoalaLanes>(self, state: &mut [L; 24]) {
+        match self {
+            HashFamily::Poseidon1 => L::poseidon1_24(state),
+            HashFamily::Poseidon2 => L::poseidon2_24(state),
+        }
     }
 }
 
@@ -186,10 +198,7 @@ impl<L: KoalaLanes> ChainWalk<L> {
         state[tweak_at] = L::load(&tweak[0]);
         state[tweak_at + 1] = L::load(&tweak[1]);
         let input = state;
-        match self.family {
-            HashFamily::Poseidon1 => L::poseidon1_16(&mut state),
-            HashFamily::Poseidon2 => L::poseidon2_16(&mut state),
-        }
+        self.family.permute16(&mut state);
         for i in 0..h {
             self.value[i] = state[i].add(input[i]);
             self.value[i].store(&mut self.columns[i]);

@@ -404,44 +404,27 @@ pub(crate) fn poseidon2_lanes<L: KoalaLanes, const W: usize>(
 /// lane operations inline into one function, and each asserting CPU support first.
 macro_rules! simd_permutations {
     ($lanes:ty, $features:literal, $supported:path) => {
-        fn poseidon1_16(state: &mut [Self; 16]) {
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
+            poseidon1_16, 16, poseidon1_lanes);
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
+            poseidon1_24, 24, poseidon1_lanes);
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
+            poseidon2_16, 16, poseidon2_lanes);
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
+            poseidon2_24, 24, poseidon2_lanes);
+    };
+    // One kernel: `$name` of width `$width`, the generic `$generic` over `$name`'s
+    // constants.
+    (@kernel $lanes:ty, $features:literal, $supported:path,
+     $name:ident, $width:literal, $generic:ident) => {
+        fn $name(state: &mut [Self; $width]) {
             #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; 16]) {
-                let k = &$crate::leansig::poseidon::constants().poseidon1_16;
-                $crate::leansig::lanes::poseidon1_lanes(state, k)
+            fn kernel(state: &mut [$lanes; $width]) {
+                let k = &$crate::leansig::poseidon::constants().$name;
+                $crate::leansig::lanes::$generic(state, k)
             }
             assert!($supported(), "{} lanes on a CPU without them", $features);
             // SAFETY: the CPU has the features, asserted just above.
-            unsafe { kernel(state) }
-        }
-        fn poseidon1_24(state: &mut [Self; 24]) {
-            #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; 24]) {
-                let k = &$crate::leansig::poseidon::constants().poseidon1_24;
-                $crate::leansig::lanes::poseidon1_lanes(state, k)
-            }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
-            // SAFETY: as above.
-            unsafe { kernel(state) }
-        }
-        fn poseidon2_16(state: &mut [Self; 16]) {
-            #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; 16]) {
-                let k = &$crate::leansig::poseidon::constants().poseidon2_16;
-                $crate::leansig::lanes::poseidon2_lanes(state, k)
-            }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
-            // SAFETY: as above.
-            unsafe { kernel(state) }
-        }
-        fn poseidon2_24(state: &mut [Self; 24]) {
-            #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; 24]) {
-                let k = &$crate::leansig::poseidon::constants().poseidon2_24;
-                $crate::leansig::lanes::poseidon2_lanes(state, k)
-            }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
-            // SAFETY: as above.
             unsafe { kernel(state) }
         }
     };
