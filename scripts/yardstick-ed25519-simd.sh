@@ -2,7 +2,12 @@
 # linesig's `ifma` backend against the ed25519-simd crate (AVX-512 IFMA only), one thread,
 # the same seeded items in one process. Needs a CPU with AVX-512 F/BW/DQ/IFMA to run.
 #
-#   scripts/yardstick-ed25519-simd.sh [COUNT] [MESSAGE_BYTES] [ROUNDS]
+#   scripts/yardstick-ed25519-simd.sh [COUNT] [MESSAGE_BYTES] [ROUNDS] [--invalid K]
+#       [--msgs-per-key M] [--policy strict|zip215|all]
+#
+# e.g. `taskset -c 0 scripts/yardstick-ed25519-simd.sh 20000 1232 7 --invalid 64`.
+# yardsticks/ed25519-simd/Cargo.lock is kept current by CI (`cargo metadata --locked`
+# on it), so `--locked` holds on a fresh clone.
 #
 # ed25519-simd refuses to compile unless those features are enabled at build time, so
 # this builds a separate binary (yardsticks/ed25519-simd, outside the workspace) with

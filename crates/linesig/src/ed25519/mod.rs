@@ -17,6 +17,7 @@ mod reference;
 mod sha512;
 
 pub use backend::{Backend, UnknownBackend, BACKEND_ENV};
+pub use lanes::Stage;
 pub use policy::{Policy, UnknownPolicy};
 
 use crate::engine::grouping::key_groups;
@@ -69,23 +70,7 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     out: &mut [Verdict],
 ) {
     let rules = policy.rules();
-    let mut entries: Vec<UnitEntry<'_>> = Vec::with_capacity(out.len());
-    for (slot, verdict) in out.iter_mut().enumerate() {
-        let item = items.item(start + slot);
-        if !item.context.is_empty() {
-            *verdict = Verdict::Invalid(Reject::BadContext);
-            continue;
-        }
-        match (item.public_key.try_into(), item.signature.try_into()) {
-            (Ok(public_key), Ok(signature)) => entries.push(UnitEntry {
-                public_key,
-                signature,
-                message: item.message,
-                slot: slot as u32,
-            }),
-            _ => *verdict = Verdict::Invalid(Reject::BadLength),
-        }
-    }
+    let mut entries = unit_entries(items, start, out);
     let mut groups = key_groups(&mut entries, |e| e.public_key);
     let lanes = lanes_in_use;
     if let Some(cache) = key_cache {
@@ -108,6 +93,87 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
         // The engine never selects a backend the target lacks (`Backend::is_supported`).
         #[cfg(not(target_arch = "x86_64"))]
         Backend::Avx2 | Backend::Ifma => reference::verify_groups(rules, &entries, &groups, out),
+    }
+}
+
+/// The well-formed items `start..start + out.len()` of `items`; the others get their
+/// verdict (`BadContext`, `BadLength`) in `out` here.
+fn unit_entries<'a, S: ItemSource + ?Sized>(
+    items: &'a S,
+    start: usize,
+    out: &mut [Verdict],
+) -> Vec<UnitEntry<'a>> {
+    let mut entries: Vec<UnitEntry<'_>> = Vec::with_capacity(out.len());
+    for (slot, verdict) in out.iter_mut().enumerate() {
+        let item = items.item(start + slot);
+        if !item.context.is_empty() {
+            *verdict = Verdict::Invalid(Reject::BadContext);
+            continue;
+        }
+        match (item.public_key.try_into(), item.signature.try_into()) {
+            (Ok(public_key), Ok(signature)) => entries.push(UnitEntry {
+                public_key,
+                signature,
+                message: item.message,
+                slot: slot as u32,
+            }),
+            _ => *verdict = Verdict::Invalid(Reject::BadLength),
+        }
+    }
+    entries
+}
+
+/// Where a lane backend's time goes: time-stamp-counter ticks per signature in each
+/// [`Stage`] of the per-unit path (no key cache), with the verdicts it gave. The counter
+/// runs at the CPU's nominal clock, not its boosted core clock: read the shares.
+#[derive(Clone, Debug)]
+pub struct StageProfile {
+    pub signatures: usize,
+    /// Per stage, in the order they run: time-stamp-counter cycles per signature.
+    pub cycles_per_signature: Vec<(Stage, f64)>,
+    pub verdicts: Vec<Verdict>,
+}
+
+/// Verify `items` on one thread in work units of `unit` items on a lane backend, timing
+/// each stage. `None` for `reference` (it has no stages of its own: curve25519-dalek
+/// runs each signature whole) and for a backend this CPU cannot run.
+pub fn stage_profile(
+    policy: Policy,
+    backend: Backend,
+    items: &[Item<'_>],
+    unit: usize,
+) -> Option<StageProfile> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let profile_groups = match backend {
+            Backend::Ifma => lanes::ifma::profile_groups,
+            Backend::Avx2 => lanes::avx2::profile_groups,
+            Backend::Reference => return None,
+        };
+        if !backend.is_supported() {
+            return None;
+        }
+        let mut clock = lanes::CycleClock::default();
+        let mut verdicts = vec![Verdict::Invalid(Reject::EquationFailed); items.len()];
+        for (n, out) in verdicts.chunks_mut(unit.max(1)).enumerate() {
+            let mut entries = unit_entries(items, n * unit.max(1), out);
+            let groups = key_groups(&mut entries, |e| e.public_key);
+            profile_groups(policy.rules(), &entries, &groups, out, &mut clock);
+        }
+        let per = |c: u64| c as f64 / items.len().max(1) as f64;
+        Some(StageProfile {
+            signatures: items.len(),
+            cycles_per_signature: Stage::ALL
+                .iter()
+                .map(|&s| (s, per(clock.cycles[s as usize])))
+                .collect(),
+            verdicts,
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (policy, backend, items, unit);
+        None
     }
 }
 

@@ -109,8 +109,10 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
     entries: &[UnitEntry<'_>],
     groups: &[Range<usize>],
     out: &mut [Verdict],
+    clock: &mut impl StageClock,
 ) {
     let c = Constants::<F>::new();
+    clock.lap(None);
 
     // 1. Keys.
     let mut with_table: Vec<(Range<usize>, u32)> = Vec::with_capacity(groups.len());
@@ -143,15 +145,84 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
         }
     }
 
+    clock.lap(Some(Stage::Keys));
+
     // 2. Signatures.
     let jobs = prepare_jobs::<W>(rules, entries, &with_table, out);
+    clock.lap(Some(Stage::Hash));
     // `lanes` < F::LANES leaves lanes idle (padded), for measuring scaling only.
     let chunks: Vec<&[Job]> = jobs.chunks(lanes.clamp(1, F::LANES)).collect();
     let sums: Vec<Extended<F>> = chunks
         .iter()
         .map(|chunk| sum_chunk(&tables, basepoint_table, chunk))
         .collect();
+    clock.lap(Some(Stage::Ladder));
     finish(rules, &c, &sums, &chunks, out);
+    clock.lap(Some(Stage::Finish));
+}
+
+/// The stages of a work unit on the lane path, in the order they run: what
+/// [`crate::ed25519::stage_profile`] reports cycles for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Byte checks on the keys, decoding them in lanes (a square root each), the small-
+    /// order test and each key's table of multiples.
+    Keys,
+    /// Byte checks on the signatures, k = SHA-512(R ‖ A ‖ M) on the multi-buffer hash,
+    /// and its reduction mod L.
+    Hash,
+    /// [S]B − [k]A: the digit recoding and the double-scalar loop.
+    Ladder,
+    /// The policy's final check: encode and compare (`strict`) or decode R and test
+    /// the cofactored equation.
+    Finish,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 4] = [Stage::Keys, Stage::Hash, Stage::Ladder, Stage::Finish];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Keys => "decode keys + tables",
+            Stage::Hash => "SHA-512 + mod L",
+            Stage::Ladder => "double-scalar loop",
+            Stage::Finish => "final check",
+        }
+    }
+}
+
+/// Told when each stage of a unit ends (`None`: the unit starts). The engine's clock is
+/// `()`, which compiles to nothing.
+pub(crate) trait StageClock {
+    fn lap(&mut self, ended: Option<Stage>);
+}
+
+impl StageClock for () {
+    #[inline(always)]
+    fn lap(&mut self, _: Option<Stage>) {}
+}
+
+/// Time-stamp-counter ticks spent in each stage, summed over units. The counter runs at
+/// a constant rate (the CPU's nominal clock, not its boosted core clock), so compare
+/// stages within one run rather than with another machine's figures.
+#[cfg(target_arch = "x86_64")]
+#[derive(Default)]
+pub(crate) struct CycleClock {
+    last: u64,
+    pub cycles: [u64; 4],
+}
+
+#[cfg(target_arch = "x86_64")]
+impl StageClock for CycleClock {
+    #[inline(always)]
+    fn lap(&mut self, ended: Option<Stage>) {
+        // SAFETY: RDTSC exists on every x86-64 CPU.
+        let now = unsafe { core::arch::x86_64::_rdtsc() };
+        if let Some(stage) = ended {
+            self.cycles[stage as usize] += now.wrapping_sub(self.last);
+        }
+        self.last = now;
+    }
 }
 
 /// The keys of up to `F::LANES` groups, decoded in lanes.
@@ -392,7 +463,45 @@ macro_rules! lane_backend {
             ) {
                 let table =
                     BASEPOINT_TABLE.get_or_init(|| basepoint_table(&Constants::<$field>::new()));
-                verify_entries::<$field, $words>(rules, lanes, table, entries, groups, out)
+                verify_entries::<$field, $words>(rules, lanes, table, entries, groups, out, &mut ())
+            }
+
+            #[target_feature(enable = $features)]
+            fn profile_groups_here(
+                rules: Rules,
+                entries: &[UnitEntry<'_>],
+                groups: &[Range<usize>],
+                out: &mut [Verdict],
+                clock: &mut CycleClock,
+            ) {
+                let table =
+                    BASEPOINT_TABLE.get_or_init(|| basepoint_table(&Constants::<$field>::new()));
+                verify_entries::<$field, $words>(
+                    rules,
+                    usize::MAX,
+                    table,
+                    entries,
+                    groups,
+                    out,
+                    clock,
+                )
+            }
+
+            /// As [`verify_groups`], timing each stage into `clock`; `false` (and
+            /// nothing verified) where the CPU cannot run the backend.
+            pub(crate) fn profile_groups(
+                rules: Rules,
+                entries: &[UnitEntry<'_>],
+                groups: &[Range<usize>],
+                out: &mut [Verdict],
+                clock: &mut CycleClock,
+            ) -> bool {
+                if !supported() {
+                    return false;
+                }
+                // SAFETY: the CPU has the target features, checked just above.
+                unsafe { profile_groups_here(rules, entries, groups, out, clock) };
+                true
             }
 
             #[target_feature(enable = $features)]
@@ -584,6 +693,157 @@ mod op_profile {
         }
     }
 
+    /// Cycles per signature in each stage on every lane backend this CPU runs, 4,096
+    /// distinct keys, 32-byte messages, units of 512 (the engine's default):
+    /// `cargo test --release -p linesig stage_cycles -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement, not a check: run it on the CPU you want numbers for"]
+    fn stage_cycles() {
+        let n = 4096;
+        let keys: Vec<SigningKey> = (0..n)
+            .map(|i| {
+                SigningKey::from_bytes(&[
+                    (i % 251) as u8,
+                    (i / 251) as u8,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                    7,
+                ])
+            })
+            .collect();
+        let pks: Vec<[u8; 32]> = keys.iter().map(|k| k.verifying_key().to_bytes()).collect();
+        let msgs: Vec<[u8; 32]> = (0..n).map(|i| [i as u8; 32]).collect();
+        let sigs: Vec<[u8; 64]> = keys
+            .iter()
+            .zip(&msgs)
+            .map(|(k, m)| k.sign(m).to_bytes())
+            .collect();
+        let items: Vec<crate::Item<'_>> = (0..n)
+            .map(|i| crate::Item::new(&pks[i], &msgs[i], &sigs[i]))
+            .collect();
+        for backend in [crate::Backend::Ifma, crate::Backend::Avx2] {
+            for policy in [Policy::Strict, Policy::Zip215] {
+                let mut best: Option<crate::ed25519::StageProfile> = None;
+                let mut wall = 0f64;
+                for _ in 0..5 {
+                    let t = std::time::Instant::now();
+                    let Some(p) = crate::ed25519::stage_profile(policy, backend, &items, 512)
+                    else {
+                        break;
+                    };
+                    wall = wall.max(n as f64 / t.elapsed().as_secs_f64());
+                    assert!(p.verdicts.iter().all(|v| *v == Verdict::Valid));
+                    let total = |p: &crate::ed25519::StageProfile| {
+                        p.cycles_per_signature.iter().map(|x| x.1).sum::<f64>()
+                    };
+                    if best.as_ref().is_none_or(|b| total(&p) < total(b)) {
+                        best = Some(p);
+                    }
+                }
+                let Some(best) = best else { continue };
+                let engine = crate::Engine::builder()
+                    .scheme(crate::Scheme::Ed25519(policy))
+                    .backend(backend)
+                    .workers(1)
+                    .build()
+                    .unwrap();
+                let rate = (0..5)
+                    .map(|_| {
+                        let t = std::time::Instant::now();
+                        engine.verify(&items);
+                        n as f64 / t.elapsed().as_secs_f64()
+                    })
+                    .fold(0f64, f64::max);
+                let total: f64 = best.cycles_per_signature.iter().map(|x| x.1).sum();
+                print!("{backend} {policy}: engine {rate:.0} sigs/s, profiled path {wall:.0} sigs/s; {total:.0} cycles/sig =");
+                for (stage, c) in &best.cycles_per_signature {
+                    print!(" {} {c:.0} ({:.0}%);", stage.name(), 100.0 * c / total);
+                }
+                println!();
+            }
+        }
+    }
+
+    /// Units of every length around the chunk boundaries (ragged tails pad their spare
+    /// lanes), with corrupted items spread across the chunks: each lane backend gives the
+    /// reference's verdicts, under every policy.
+    #[test]
+    fn ragged_units_match_the_reference() {
+        let n = 41;
+        let keys: Vec<SigningKey> = (0..n)
+            .map(|i| SigningKey::from_bytes(&[i as u8 ^ 0xa5; 32]))
+            .collect();
+        let pks: Vec<[u8; 32]> = keys.iter().map(|k| k.verifying_key().to_bytes()).collect();
+        let msgs: Vec<[u8; 32]> = (0..n).map(|i| [i as u8 ^ 3; 32]).collect();
+        let sigs: Vec<[u8; 64]> = keys
+            .iter()
+            .zip(&msgs)
+            .enumerate()
+            .map(|(i, (k, m))| {
+                let mut sig = k.sign(m).to_bytes();
+                if i % 3 == 1 {
+                    sig[(i * 7) % 64] ^= 1 << (i % 8);
+                }
+                sig
+            })
+            .collect();
+        for policy in [Policy::Strict, Policy::Zip215, Policy::Zip215Strict] {
+            for len in [1, 7, 8, 9, 15, 16, 17, 24, 25, 32, 33, 41] {
+                let items: Vec<crate::Item<'_>> = (0..len)
+                    .map(|i| crate::Item::new(&pks[i], &msgs[i], &sigs[i]))
+                    .collect();
+                let want: Vec<Verdict> = items
+                    .iter()
+                    .map(|item| crate::ed25519::verify(policy, item))
+                    .collect();
+                assert!(want.contains(&Verdict::Valid));
+                for backend in [crate::Backend::Ifma, crate::Backend::Avx2] {
+                    if !backend.is_supported() {
+                        continue;
+                    }
+                    let mut got = vec![Verdict::Invalid(Reject::BadLength); len];
+                    crate::ed25519::verify_unit(
+                        policy,
+                        backend,
+                        usize::MAX,
+                        None,
+                        &items[..],
+                        0,
+                        &mut got,
+                    );
+                    assert_eq!(got, want, "{backend} {policy} unit of {len}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn backend_lane_counts_are_the_fields() {
         use crate::ed25519::Backend;
@@ -630,6 +890,7 @@ mod op_profile {
                 &entries,
                 &groups,
                 &mut out,
+                &mut (),
             );
             assert!(out.iter().all(|v| *v == Verdict::Valid), "{policy}");
             let [mul, square, add, encode] = COUNTS.with(|c| c.get());
