@@ -693,6 +693,22 @@ mod op_profile {
         }
     }
 
+    /// Public keys, messages and signatures of a test workload.
+    type Signed = (Vec<[u8; 32]>, Vec<[u8; 32]>, Vec<[u8; 64]>);
+
+    /// n signed items: key i from `seed(i)`, message i = [i; 32].
+    fn signed(n: usize, seed: impl Fn(usize) -> [u8; 32]) -> Signed {
+        let keys: Vec<SigningKey> = (0..n).map(|i| SigningKey::from_bytes(&seed(i))).collect();
+        let pks = keys.iter().map(|k| k.verifying_key().to_bytes()).collect();
+        let msgs: Vec<[u8; 32]> = (0..n).map(|i| [i as u8; 32]).collect();
+        let sigs = keys
+            .iter()
+            .zip(&msgs)
+            .map(|(k, m)| k.sign(m).to_bytes())
+            .collect();
+        (pks, msgs, sigs)
+    }
+
     /// Cycles per signature in each stage on every lane backend this CPU runs, 4,096
     /// distinct keys, 32-byte messages, units of 512 (the engine's default):
     /// `cargo test --release -p linesig stage_cycles -- --ignored --nocapture`.
@@ -700,51 +716,11 @@ mod op_profile {
     #[ignore = "a measurement, not a check: run it on the CPU you want numbers for"]
     fn stage_cycles() {
         let n = 4096;
-        let keys: Vec<SigningKey> = (0..n)
-            .map(|i| {
-                SigningKey::from_bytes(&[
-                    (i % 251) as u8,
-                    (i / 251) as u8,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                    7,
-                ])
-            })
-            .collect();
-        let pks: Vec<[u8; 32]> = keys.iter().map(|k| k.verifying_key().to_bytes()).collect();
-        let msgs: Vec<[u8; 32]> = (0..n).map(|i| [i as u8; 32]).collect();
-        let sigs: Vec<[u8; 64]> = keys
-            .iter()
-            .zip(&msgs)
-            .map(|(k, m)| k.sign(m).to_bytes())
-            .collect();
+        let (pks, msgs, sigs) = signed(n, |i| {
+            let mut seed = [7u8; 32];
+            seed[..2].copy_from_slice(&[(i % 251) as u8, (i / 251) as u8]);
+            seed
+        });
         let items: Vec<crate::Item<'_>> = (0..n)
             .map(|i| crate::Item::new(&pks[i], &msgs[i], &sigs[i]))
             .collect();
@@ -860,16 +836,7 @@ mod op_profile {
             return;
         }
         let n = 256;
-        let keys: Vec<SigningKey> = (0..n)
-            .map(|i| SigningKey::from_bytes(&[i as u8 ^ 0x5a; 32]))
-            .collect();
-        let pks: Vec<[u8; 32]> = keys.iter().map(|k| k.verifying_key().to_bytes()).collect();
-        let msgs: Vec<[u8; 32]> = (0..n).map(|i| [i as u8; 32]).collect();
-        let sigs: Vec<[u8; 64]> = keys
-            .iter()
-            .zip(&msgs)
-            .map(|(k, m)| k.sign(m).to_bytes())
-            .collect();
+        let (pks, msgs, sigs) = signed(n, |i| [i as u8 ^ 0x5a; 32]);
         let table = basepoint_table(&Constants::<Counting<Fe4>>::new());
         for policy in [Policy::Strict, Policy::Zip215] {
             let mut entries: Vec<UnitEntry<'_>> = (0..n)
