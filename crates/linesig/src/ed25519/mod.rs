@@ -155,8 +155,9 @@ pub fn stage_profile(
         }
         let mut clock = lanes::CycleClock::default();
         let mut verdicts = vec![Verdict::Invalid(Reject::EquationFailed); items.len()];
-        for (n, out) in verdicts.chunks_mut(unit.max(1)).enumerate() {
-            let mut entries = unit_entries(items, n * unit.max(1), out);
+        let unit = unit.max(1);
+        for (n, out) in verdicts.chunks_mut(unit).enumerate() {
+            let mut entries = unit_entries(items, n * unit, out);
             let groups = key_groups(&mut entries, |e| e.public_key);
             profile_groups(policy.rules(), &entries, &groups, out, &mut clock);
         }

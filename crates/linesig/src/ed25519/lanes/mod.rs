@@ -460,31 +460,11 @@ macro_rules! lane_backend {
                 entries: &[UnitEntry<'_>],
                 groups: &[Range<usize>],
                 out: &mut [Verdict],
+                clock: &mut impl StageClock,
             ) {
                 let table =
                     BASEPOINT_TABLE.get_or_init(|| basepoint_table(&Constants::<$field>::new()));
-                verify_entries::<$field, $words>(rules, lanes, table, entries, groups, out, &mut ())
-            }
-
-            #[target_feature(enable = $features)]
-            fn profile_groups_here(
-                rules: Rules,
-                entries: &[UnitEntry<'_>],
-                groups: &[Range<usize>],
-                out: &mut [Verdict],
-                clock: &mut CycleClock,
-            ) {
-                let table =
-                    BASEPOINT_TABLE.get_or_init(|| basepoint_table(&Constants::<$field>::new()));
-                verify_entries::<$field, $words>(
-                    rules,
-                    usize::MAX,
-                    table,
-                    entries,
-                    groups,
-                    out,
-                    clock,
-                )
+                verify_entries::<$field, $words>(rules, lanes, table, entries, groups, out, clock)
             }
 
             /// As [`verify_groups`], timing each stage into `clock`; `false` (and
@@ -500,7 +480,7 @@ macro_rules! lane_backend {
                     return false;
                 }
                 // SAFETY: the CPU has the target features, checked just above.
-                unsafe { profile_groups_here(rules, entries, groups, out, clock) };
+                unsafe { verify_groups_here(rules, usize::MAX, entries, groups, out, clock) };
                 true
             }
 
@@ -536,7 +516,7 @@ macro_rules! lane_backend {
             ) {
                 if supported() {
                     // SAFETY: the CPU has the target features, checked just above.
-                    unsafe { verify_groups_here(rules, lanes, entries, groups, out) }
+                    unsafe { verify_groups_here(rules, lanes, entries, groups, out, &mut ()) }
                 } else {
                     super::super::reference::verify_groups(rules, entries, groups, out)
                 }
@@ -773,23 +753,10 @@ mod op_profile {
     #[test]
     fn ragged_units_match_the_reference() {
         let n = 41;
-        let keys: Vec<SigningKey> = (0..n)
-            .map(|i| SigningKey::from_bytes(&[i as u8 ^ 0xa5; 32]))
-            .collect();
-        let pks: Vec<[u8; 32]> = keys.iter().map(|k| k.verifying_key().to_bytes()).collect();
-        let msgs: Vec<[u8; 32]> = (0..n).map(|i| [i as u8 ^ 3; 32]).collect();
-        let sigs: Vec<[u8; 64]> = keys
-            .iter()
-            .zip(&msgs)
-            .enumerate()
-            .map(|(i, (k, m))| {
-                let mut sig = k.sign(m).to_bytes();
-                if i % 3 == 1 {
-                    sig[(i * 7) % 64] ^= 1 << (i % 8);
-                }
-                sig
-            })
-            .collect();
+        let (pks, msgs, mut sigs) = signed(n, |i| [i as u8 ^ 0xa5; 32]);
+        for (i, sig) in sigs.iter_mut().enumerate().filter(|(i, _)| i % 3 == 1) {
+            sig[(i * 7) % 64] ^= 1 << (i % 8);
+        }
         for policy in [Policy::Strict, Policy::Zip215, Policy::Zip215Strict] {
             for len in [1, 7, 8, 9, 15, 16, 17, 24, 25, 32, 33, 41] {
                 let items: Vec<crate::Item<'_>> = (0..len)
