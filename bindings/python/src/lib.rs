@@ -78,12 +78,24 @@ fn on_pool<T: Send>(
     py.detach(|| work(&pool)).map_err(py_error)
 }
 
-/// Threads used by array calls (default: all cores).
+/// Threads used by array calls (default: all cores), and optionally their kernel
+/// (`"ifma"`, `"portable"` or `"gmp"`; default: the best this CPU has).
 #[pyfunction]
-fn set_workers(workers: usize) -> PyResult<()> {
-    let pool = Arc::new(Pool::new(workers).map_err(py_error)?);
+#[pyo3(signature = (workers, kernel=None))]
+fn set_workers(workers: usize, kernel: Option<&str>) -> PyResult<()> {
+    let kernel = match kernel {
+        None => paillier::Kernel::best(),
+        Some(name) => name.parse().map_err(PyValueError::new_err)?,
+    };
+    let pool = Arc::new(Pool::with_kernel(workers, kernel).map_err(py_error)?);
     *POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pool);
     Ok(())
+}
+
+/// The kernel the array calls run on: "ifma", "portable" or "gmp".
+#[pyfunction]
+fn kernel() -> PyResult<&'static str> {
+    Ok(pool()?.kernel().name())
 }
 
 /// (n, p, q) for a fresh key with n of exactly `bits` bits.
@@ -258,6 +270,7 @@ impl PrivateKey {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(set_workers, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel, m)?)?;
     m.add_function(wrap_pyfunction!(generate_keypair, m)?)?;
     m.add_function(wrap_pyfunction!(random_djn_hs, m)?)?;
     m.add_function(wrap_pyfunction!(powmod, m)?)?;

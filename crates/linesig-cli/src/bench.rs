@@ -55,7 +55,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0.0)]
     invalid: f64,
     /// Backend: auto, ifma, avx2 or reference. For ML-DSA, `reference` is libcrux and
-    /// `avx2` / `ifma` linesig's own verifier on AVX2 / AVX-512 lanes.
+    /// `avx2` / `ifma` linesig's own verifier on AVX2 / AVX-512 lanes. For Paillier, the
+    /// array calls' kernel: auto, ifma, portable (its exact model) or gmp.
     #[arg(long, default_value = "auto")]
     backend: String,
     /// Signatures per vector on a lane backend (default: all its lanes); fewer leave
@@ -223,6 +224,7 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
             op_iterations: args.op_iterations.unwrap_or(DEFAULT_PAILLIER_OP_ITERATIONS),
             phe: matches!(args.yardstick, YardstickChoice::Auto),
             json: args.json,
+            kernel: bench_paillier::parse_kernel(&args.backend)?,
         });
     }
     let scheme = parse_scheme(&args.scheme, args.policy)?;

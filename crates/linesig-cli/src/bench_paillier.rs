@@ -10,7 +10,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use linesig::paillier::{generate_keypair, Integer, Mode, Pool, PrivateKey, PublicKey};
+use linesig::paillier::{generate_keypair, Integer, Kernel, Mode, Pool, PrivateKey, PublicKey};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -39,6 +39,22 @@ pub fn key_bits(scheme: &str) -> Option<Result<u32, CliError>> {
     )
 }
 
+/// `--backend` for Paillier: `auto` is [`Kernel::best`]; a kernel this CPU cannot run
+/// is a usage error.
+pub fn parse_kernel(name: &str) -> Result<Kernel, CliError> {
+    let kernel = if name.is_empty() || name.eq_ignore_ascii_case("auto") {
+        Kernel::best()
+    } else {
+        name.parse::<Kernel>().map_err(CliError::usage)?
+    };
+    if !kernel.is_supported() {
+        return Err(CliError::usage(format!(
+            "the Paillier kernel '{kernel}' needs AVX-512 IFMA, which this CPU lacks"
+        )));
+    }
+    Ok(kernel)
+}
+
 /// What the Paillier benchmark needs from `linesig bench`'s arguments.
 pub struct PaillierBenchArgs {
     pub bits: u32,
@@ -49,6 +65,8 @@ pub struct PaillierBenchArgs {
     pub op_iterations: usize,
     pub phe: bool,
     pub json: bool,
+    /// The array calls' kernel.
+    pub kernel: Kernel,
 }
 
 /// One way of running one operation over the values.
@@ -75,6 +93,8 @@ struct PaillierReport {
     key_bits: u32,
     count: usize,
     workers: usize,
+    /// The array calls' kernel: gmp, portable or ifma.
+    kernel: &'static str,
     cores: usize,
     seed: u64,
     repeats: usize,
@@ -130,12 +150,13 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
     let (public, private) =
         generate_keypair(args.bits, &mut rng).map_err(|e| CliError::usage(e.to_string()))?;
     let djn_public = public.clone().with_random_djn(&mut rng);
-    let (_, djn_build) = time(|| djn_public.prepare_djn());
+    let pool_one = Pool::with_kernel(1, args.kernel).map_err(|e| CliError::usage(e.to_string()))?;
+    let pool_all =
+        Pool::with_kernel(args.workers, args.kernel).map_err(|e| CliError::usage(e.to_string()))?;
+    let (_, djn_build) = time(|| pool_all.prepare_djn(&djn_public));
     let values: Vec<Integer> = (0..args.count)
         .map(|i| Integer::from(i as u64 * 0x9e37_79b9_7f4a_7c15 % (1 << 62)))
         .collect();
-    let pool_one = Pool::new(1).map_err(|e| CliError::usage(e.to_string()))?;
-    let pool_all = Pool::new(args.workers).map_err(|e| CliError::usage(e.to_string()))?;
 
     // linesig, three ways per operation, median of `repeat` runs each.
     let rate = |timings: Vec<Timing>| -> (f64, Option<f64>) {
@@ -263,6 +284,7 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
         key_bits: args.bits,
         count: args.count,
         workers: args.workers,
+        kernel: args.kernel.name(),
         cores: linesig::available_cores(),
         seed: args.seed,
         repeats: args.repeat,
@@ -528,8 +550,17 @@ fn operation_rows(
 
 fn print_report(r: &PaillierReport, total_seconds: f64) {
     println!(
-        "linesig bench: Paillier, {}-bit n, on GMP ({} cores, {} workers)",
+        "linesig bench: Paillier, {}-bit n ({} cores, {} workers)",
         r.key_bits, r.cores, r.workers
+    );
+    println!(
+        "Array calls:            {}",
+        match r.kernel {
+            "gmp" => "GMP, one value at a time".to_string(),
+            k => format!(
+                "the {k} Montgomery kernel, 8 values per call (tails and one-call rows on GMP)"
+            ),
+        }
     );
     println!("Values per run:         {} (seed {})", r.count, r.seed);
     println!(

@@ -2,7 +2,9 @@
 //! single calls, every error, and decryption against an independent oracle (textbook
 //! λ/μ decryption on num-bigint, no CRT) over seeded random keys.
 
-use linesig::paillier::{generate_keypair, Error, Integer, Mode, Pool, PrivateKey, PublicKey};
+use linesig::paillier::{
+    generate_keypair, Error, Integer, Kernel, Mode, Pool, PrivateKey, PublicKey, GROUP,
+};
 use num_bigint::BigUint;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -208,6 +210,101 @@ fn array_calls_equal_single_calls_in_order() {
         dot
     );
     assert_eq!(pool.sum(&public, &[]).unwrap(), 1);
+}
+
+/// Every kernel this CPU runs (GMP, the Montgomery kernel's portable model, IFMA where
+/// present) gives the same integers in array calls: ciphertexts that decrypt (by the
+/// oracle too) to their plaintexts, and decryptions equal to single calls, over full
+/// groups and a ragged tail, on edge ciphertexts as well (0, 1, n² − 1, a multiple of p).
+#[test]
+fn every_kernel_gives_the_same_integers() {
+    let kernels: Vec<Kernel> = Kernel::ALL
+        .into_iter()
+        .filter(|k| k.is_supported())
+        .collect();
+    assert!(kernels.contains(&Kernel::Portable));
+    for (bits, seed) in [(64, 60), (512, 61), (1024, 62)] {
+        let (public, private) = keypair(bits, seed);
+        let djn = public.clone().with_random_djn(&mut rng(seed + 100));
+        let n = public.n().clone();
+        let n2 = public.n_square().clone();
+        let mut r = rng(seed + 200);
+        let mut ms: Vec<Integer> = (0..2 * GROUP + 3)
+            .map(|_| random_below(&n, &mut r))
+            .collect();
+        ms[0] = Integer::new();
+        ms[1] = Integer::from(&n - 1u32);
+        let mut edge: Vec<Integer> = (0..GROUP + 1).map(|_| random_below(&n2, &mut r)).collect();
+        edge[0] = Integer::new();
+        edge[1] = Integer::from(1);
+        edge[2] = Integer::from(&n2 - 1u32);
+        edge[3] = private.p().clone();
+        edge[4] = Integer::from(private.q() * 5u32);
+        let want_edge: Vec<Integer> = edge.iter().map(|c| private.decrypt(c).unwrap()).collect();
+        for &kernel in &kernels {
+            let pool = Pool::with_kernel(2, kernel).unwrap();
+            assert_eq!(pool.kernel(), kernel);
+            for (key, mode) in [(&public, Mode::Textbook), (&djn, Mode::Djn)] {
+                let cs = pool.encrypt(key, &ms, mode).unwrap();
+                assert!(cs.iter().all(|c| *c > 0 && *c < n2));
+                let singles: Vec<Integer> =
+                    cs.iter().map(|c| private.decrypt(c).unwrap()).collect();
+                assert_eq!(singles, ms, "{kernel} {mode:?} {bits}-bit");
+                assert_eq!(
+                    pool.decrypt(&private, &cs).unwrap(),
+                    ms,
+                    "{kernel} {mode:?}"
+                );
+                for i in [0, GROUP, 2 * GROUP + 2] {
+                    assert_eq!(oracle_decrypt(&private, &cs[i]), ms[i], "{kernel} {mode:?}");
+                }
+                let again = pool.obfuscate(key, &cs, mode).unwrap();
+                assert!(again.iter().zip(&cs).all(|(a, c)| a != c));
+                assert_eq!(
+                    pool.decrypt(&private, &again).unwrap(),
+                    ms,
+                    "{kernel} {mode:?}"
+                );
+            }
+            assert_eq!(
+                pool.decrypt(&private, &edge).unwrap(),
+                want_edge,
+                "{kernel} {bits}-bit"
+            );
+            // The first bad item's index, inside a full group and in the tail.
+            for bad_at in [GROUP + 3, 2 * GROUP + 1] {
+                let mut bad = ms.clone();
+                bad[bad_at] = n.clone();
+                assert_eq!(
+                    pool.encrypt(&public, &bad, Mode::Textbook).unwrap_err(),
+                    Error::Item {
+                        index: bad_at,
+                        error: Box::new(Error::PlaintextOutOfRange)
+                    },
+                    "{kernel}"
+                );
+                let mut bad = edge.clone();
+                bad[bad_at.min(GROUP)] = n2.clone();
+                assert!(matches!(
+                    pool.decrypt(&private, &bad).unwrap_err(),
+                    Error::Item { index, .. } if index == bad_at.min(GROUP)
+                ));
+            }
+            assert_eq!(
+                pool.encrypt(&public, &ms, Mode::Djn).unwrap_err(),
+                Error::DjnNotEnabled
+            );
+        }
+    }
+    assert_eq!(Pool::new(1).unwrap().kernel(), Kernel::best());
+    if !Kernel::Ifma.is_supported() {
+        assert_eq!(
+            Pool::with_kernel(1, Kernel::Ifma).unwrap_err(),
+            Error::KernelUnsupported(Kernel::Ifma)
+        );
+    }
+    assert_eq!("IFMA".parse::<Kernel>(), Ok(Kernel::Ifma));
+    assert!("avx2".parse::<Kernel>().is_err());
 }
 
 #[test]

@@ -17,7 +17,10 @@ The arithmetic runs in linesig's Rust core on GMP and releases the GIL. On top o
   ``private_key.decrypt_many(numbers)``, ``encrypted_sum(numbers)`` and
   ``encrypted_dot(numbers, scalars)``. They take lists, tuples or numpy arrays and return
   a list, or a numpy object array of the input's shape for numpy input.
-  ``set_workers(n)`` sets their thread count (default: all cores).
+  ``set_workers(n)`` sets their thread count (default: all cores). Their
+  exponentiations run eight at a time on an AVX-512 IFMA Montgomery kernel where the CPU
+  has one (``kernel()`` names it: ``"ifma"``, else ``"gmp"``); the rest, and single
+  calls, on GMP. Every path returns the same integers.
 * DJN encryption, opt-in: ``generate_paillier_keypair(..., djn=True)`` publishes
   ``public_key.hs``, and that key encrypts as hs^α mod n² (a ⌈bits(n)/2⌉-bit α on a
   fixed-base table) instead of r^n mod n². Much faster; it rests on the extra assumption
@@ -25,7 +28,9 @@ The arithmetic runs in linesig's Rust core on GMP and releases the GIL. On top o
   (Damgård, Jurik, Nielsen 2010, §4.2). Decryption and every other operation are
   unchanged, and phe decrypts these ciphertexts too.
 
-GMP's exponentiation is not constant-time; neither is phe's (gmpy2).
+GMP's exponentiation is not constant-time; neither is phe's (gmpy2). The IFMA kernel's
+textbook encryption and decryption are (fixed window schedule, masked table scans); its
+DJN table reads are not.
 """
 
 import fractions
@@ -48,13 +53,22 @@ __all__ = [
     "encrypted_dot",
     "encrypted_sum",
     "generate_paillier_keypair",
+    "kernel",
     "set_workers",
 ]
 
 
-def set_workers(workers):
-    """Threads used by the array calls (default: all cores)."""
-    _native.set_workers(workers)
+def set_workers(workers, kernel=None):
+    """Threads used by the array calls (default: all cores), and optionally their
+    kernel: ``"ifma"``, ``"portable"`` (the IFMA kernel's exact model; slow, for
+    checks) or ``"gmp"``. Default: the best this CPU has. ValueError for a kernel this
+    CPU cannot run."""
+    _native.set_workers(workers, kernel)
+
+
+def kernel():
+    """The kernel the array calls run on: ``"ifma"``, ``"portable"`` or ``"gmp"``."""
+    return _native.kernel()
 
 
 def generate_paillier_keypair(private_keyring=None, n_length=DEFAULT_KEYSIZE, djn=False):

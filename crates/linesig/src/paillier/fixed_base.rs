@@ -89,6 +89,11 @@ impl FixedBaseTable {
         Some(acc.unwrap_or_else(|| Integer::from(1) % &self.modulus))
     }
 
+    /// rows[i][d − 1] = base^(d·2^(window·i)) mod modulus, for d in 1..2^window.
+    pub(crate) fn rows(&self) -> &[Vec<Integer>] {
+        &self.rows
+    }
+
     pub fn window(&self) -> u32 {
         self.window
     }

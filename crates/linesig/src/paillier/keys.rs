@@ -10,6 +10,7 @@ use rug::ops::RemRounding;
 use rug::Integer;
 
 use super::fixed_base::{FixedBaseTable, DEFAULT_WINDOW};
+use super::montgomery::{FixedBase52, Lanes, Modulus52, LANES};
 use super::{random_below, random_nonzero_below, Error, Mode, MIN_KEY_BITS};
 
 /// Miller–Rabin rounds after GMP's own trial division and BPSW test: the probability that
@@ -22,6 +23,9 @@ pub struct PublicKey {
     n: Integer,
     n_square: Integer,
     djn: Option<Arc<Djn>>,
+    /// n² in the Montgomery kernel's form, made on the first array call that uses it
+    /// (`None`: a modulus the kernel does not take).
+    kernel_n_square: Arc<OnceLock<Option<Modulus52>>>,
 }
 
 struct Djn {
@@ -29,6 +33,8 @@ struct Djn {
     /// α is drawn below 2^alpha_bits, alpha_bits = ⌈bits(n)/2⌉ (DJN §4.2).
     alpha_bits: u32,
     table: OnceLock<FixedBaseTable>,
+    /// The table's copy in the kernel's form, made on the first kernel DJN call.
+    kernel_table: OnceLock<Option<FixedBase52>>,
 }
 
 impl std::fmt::Debug for PublicKey {
@@ -61,6 +67,7 @@ impl PublicKey {
             n,
             n_square,
             djn: None,
+            kernel_n_square: Arc::new(OnceLock::new()),
         })
     }
 
@@ -94,6 +101,7 @@ impl PublicKey {
             hs,
             alpha_bits: self.bits().div_ceil(2),
             table: OnceLock::new(),
+            kernel_table: OnceLock::new(),
         }));
         Ok(self)
     }
@@ -117,12 +125,16 @@ impl PublicKey {
         self.djn.as_ref().map(|d| &d.hs)
     }
 
-    /// Bytes of the DJN fixed-base table, if it has been built (on first DJN use).
+    /// Bytes of the DJN fixed-base tables built so far: GMP's (on first DJN use) and
+    /// the kernel's copy (on the first DJN array call on a kernel).
     pub fn djn_table_bytes(&self) -> usize {
-        self.djn
-            .as_ref()
-            .and_then(|d| d.table.get())
-            .map_or(0, FixedBaseTable::bytes)
+        self.djn.as_ref().map_or(0, |d| {
+            d.table.get().map_or(0, FixedBaseTable::bytes)
+                + d.kernel_table
+                    .get()
+                    .and_then(Option::as_ref)
+                    .map_or(0, FixedBase52::bytes)
+        })
     }
 
     /// Build the DJN table now rather than on the first encryption.
@@ -196,6 +208,64 @@ impl PublicKey {
         }
     }
 
+    /// Eight obfuscators drawn as [`PublicKey::obfuscator`] draws one, their
+    /// exponentiations run on the kernel `lanes` (GMP where the kernel does not take
+    /// this modulus). For array calls.
+    pub(crate) fn obfuscators<R: RngCore + CryptoRng + ?Sized>(
+        &self,
+        lanes: Lanes,
+        mode: Mode,
+        rng: &mut R,
+    ) -> Result<[Integer; LANES], Error> {
+        match mode {
+            Mode::Textbook => {
+                let Some(modulus) = self.kernel_n_square() else {
+                    return Ok(core::array::from_fn(|_| {
+                        self.obfuscator(mode, rng)
+                            .expect("textbook needs nothing more")
+                    }));
+                };
+                let r: [Integer; LANES] =
+                    core::array::from_fn(|_| random_nonzero_below(&self.n, rng));
+                Ok(lanes.power(modulus, &r, &self.n))
+            }
+            Mode::Djn => {
+                let (table, alpha_bits) = self.djn_table()?;
+                let kernel_table = self.djn_kernel_table(lanes)?;
+                let bound = Integer::from(1) << alpha_bits;
+                let alpha: [Integer; LANES] = core::array::from_fn(|_| random_below(&bound, rng));
+                if let Some(powers) = kernel_table.and_then(|t| lanes.power_fixed_base(t, &alpha)) {
+                    return Ok(powers);
+                }
+                Ok(alpha.map(|a| table.pow(&a).expect("α is non-negative")))
+            }
+        }
+    }
+
+    /// The kernel's copy of the DJN table, built on first use (`None`: a modulus the
+    /// kernel does not take). Its entries are the same whichever lanes build it.
+    fn djn_kernel_table(&self, lanes: Lanes) -> Result<Option<&FixedBase52>, Error> {
+        let (table, _) = self.djn_table()?;
+        let djn = self.djn.as_ref().ok_or(Error::DjnNotEnabled)?;
+        Ok(djn
+            .kernel_table
+            .get_or_init(|| {
+                let modulus = Modulus52::new(&self.n_square)?;
+                Some(lanes.fixed_base_table(modulus, table.window(), table.rows()))
+            })
+            .as_ref())
+    }
+
+    pub(crate) fn prepare_djn_kernel(&self, lanes: Lanes) -> Result<(), Error> {
+        self.djn_kernel_table(lanes).map(|_| ())
+    }
+
+    fn kernel_n_square(&self) -> Option<&Modulus52> {
+        self.kernel_n_square
+            .get_or_init(|| Modulus52::new(&self.n_square))
+            .as_ref()
+    }
+
     /// Enc(a + b): a·b mod n².
     pub fn add(&self, a: &Integer, b: &Integer) -> Result<Integer, Error> {
         self.check_ciphertext(a)?;
@@ -240,7 +310,7 @@ impl PublicKey {
             .ok_or(Error::NotInvertible)
     }
 
-    fn mul_mod(&self, a: &Integer, b: &Integer) -> Integer {
+    pub(crate) fn mul_mod(&self, a: &Integer, b: &Integer) -> Integer {
         Integer::from(a * b) % &self.n_square
     }
 
@@ -272,6 +342,9 @@ pub struct PrivateKey {
     /// h_p = L_p(g^(p−1) mod p²)⁻¹ mod p (Paillier §4, per prime), and h_q likewise.
     hp: Integer,
     hq: Integer,
+    /// p² and q² in the Montgomery kernel's form, made on the first array call that
+    /// uses them (`None`: moduli the kernel does not take).
+    kernel_moduli: Arc<OnceLock<Option<[Modulus52; 2]>>>,
 }
 
 impl std::fmt::Debug for PrivateKey {
@@ -316,6 +389,7 @@ impl PrivateKey {
             p_inverse,
             hp,
             hq,
+            kernel_moduli: Arc::new(OnceLock::new()),
         })
     }
 
@@ -337,15 +411,47 @@ impl PrivateKey {
     /// mod p, m_q likewise, recombined by the CRT.
     pub fn decrypt(&self, c: &Integer) -> Result<Integer, Error> {
         self.public.check_ciphertext(c)?;
-        let half = |x: &Integer, x_square: &Integer, hx: &Integer| {
-            let cx = pow_mod(c, &Integer::from(x - 1u32), x_square);
-            Integer::from(&l_function(&cx, x) * hx) % x
+        let cp = pow_mod(c, &Integer::from(&self.p - 1u32), &self.p_square);
+        let cq = pow_mod(c, &Integer::from(&self.q - 1u32), &self.q_square);
+        Ok(self.recombine(&cp, &cq))
+    }
+
+    /// [`PrivateKey::decrypt`] of eight ciphertexts, each already checked to lie in
+    /// [0, n²), with the two exponentiations on the kernel `lanes` (GMP where the
+    /// kernel does not take these moduli). For array calls.
+    pub(crate) fn decrypt_lanes(
+        &self,
+        lanes: Lanes,
+        ciphertexts: &[Integer; LANES],
+    ) -> [Integer; LANES] {
+        let moduli = self.kernel_moduli.get_or_init(|| {
+            Some([
+                Modulus52::new(&self.p_square)?,
+                Modulus52::new(&self.q_square)?,
+            ])
+        });
+        let Some([mod_p, mod_q]) = moduli else {
+            return ciphertexts
+                .clone()
+                .map(|c| self.decrypt(&c).expect("checked by the caller"));
         };
-        let mp = half(&self.p, &self.p_square, &self.hp);
-        let mq = half(&self.q, &self.q_square, &self.hq);
-        // m = mp + p·((mq − mp)·p⁻¹ mod q)
+        let half = |x: &Integer, modulus: &Modulus52| {
+            let reduced: [Integer; LANES] =
+                core::array::from_fn(|i| Integer::from(&ciphertexts[i] % modulus.modulus()));
+            lanes.power(modulus, &reduced, &Integer::from(x - 1u32))
+        };
+        let cp = half(&self.p, mod_p);
+        let cq = half(&self.q, mod_q);
+        core::array::from_fn(|i| self.recombine(&cp[i], &cq[i]))
+    }
+
+    /// m from cp = c^(p−1) mod p² and cq = c^(q−1) mod q²: m_p = L_p(cp)·h_p mod p,
+    /// m_q likewise, and m = m_p + p·((m_q − m_p)·p⁻¹ mod q).
+    fn recombine(&self, cp: &Integer, cq: &Integer) -> Integer {
+        let mp = Integer::from(&l_function(cp, &self.p) * &self.hp) % &self.p;
+        let mq = Integer::from(&l_function(cq, &self.q) * &self.hq) % &self.q;
         let u = (Integer::from(&mq - &mp) * &self.p_inverse).rem_euc(&self.q);
-        Ok(mp + u * &self.p)
+        mp + u * &self.p
     }
 }
 

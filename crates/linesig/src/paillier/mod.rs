@@ -21,14 +21,29 @@
 //! Plaintexts are integers in [0, n); signed and fixed-point encodings (phe's
 //! `EncodedNumber`) live in the Python layer. Every function checks its inputs' ranges
 //! and returns a typed [`Error`]; none panics on any input.
+//!
+//! **Kernels.** Single calls run on GMP. The array calls of [`Pool`] run their
+//! exponentiations (r^n and hs^α for encryption, c^(p−1) mod p² and c^(q−1) mod q² for
+//! decryption) eight at a time on the radix-2^52 Montgomery kernel of `montgomery/`
+//! when the pool's [`Kernel`] has one: AVX-512 IFMA by default where the CPU has it, the
+//! kernel's exact portable model when asked for (tests), GMP otherwise; a group shorter
+//! than eight (the tail) runs on GMP. Every path returns the same integers.
+//!
+//! **Constant time.** The kernel's common-exponent ladder (textbook encryption and
+//! decryption) has a fixed schedule and reads its tables by masked scans, so neither its
+//! branches nor its addresses depend on the exponent: decryption by an array call on the
+//! kernel does not leak p or q through timing or cache. DJN's fixed-base product reads
+//! one table entry per digit of α by address (as the GMP table does), and everything on
+//! GMP (single calls, tails, `mul_plain`, key generation) is not constant-time.
 
 mod fixed_base;
 mod keys;
+pub(crate) mod montgomery;
 mod pool;
 
 pub use fixed_base::FixedBaseTable;
 pub use keys::{generate_keypair, PrivateKey, PublicKey};
-pub use pool::Pool;
+pub use pool::{Pool, GROUP};
 pub use rug::Integer;
 
 use rand::{CryptoRng, RngCore};
@@ -62,6 +77,79 @@ impl std::str::FromStr for Mode {
                 "unknown Paillier mode '{s}' (available: textbook, djn)"
             )),
         }
+    }
+}
+
+/// The arithmetic behind a [`Pool`]'s exponentiations; see the module documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// GMP's `mpz_powm`, one value at a time.
+    Gmp,
+    /// The eight-lane Montgomery kernel on its exact portable model of the IFMA
+    /// instructions: any CPU, slower than GMP; for tests and cross-checks.
+    Portable,
+    /// The eight-lane Montgomery kernel on AVX-512 IFMA.
+    Ifma,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 3] = [Kernel::Gmp, Kernel::Portable, Kernel::Ifma];
+
+    /// IFMA where the CPU has it, else GMP.
+    pub fn best() -> Kernel {
+        if Kernel::Ifma.is_supported() {
+            Kernel::Ifma
+        } else {
+            Kernel::Gmp
+        }
+    }
+
+    pub fn is_supported(self) -> bool {
+        match self {
+            Kernel::Gmp | Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Ifma => montgomery::ifma::supported(),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Ifma => false,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Gmp => "gmp",
+            Kernel::Portable => "portable",
+            Kernel::Ifma => "ifma",
+        }
+    }
+
+    /// The kernel's lanes, `None` for GMP. Only called on a supported kernel.
+    pub(crate) fn lanes(self) -> Option<montgomery::Lanes> {
+        match self {
+            Kernel::Gmp => None,
+            Kernel::Portable => Some(montgomery::Lanes::Portable),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Ifma => Some(montgomery::Lanes::Ifma),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Ifma => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Kernel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kernel::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                format!("unknown Paillier kernel '{s}' (available: gmp, portable, ifma)")
+            })
     }
 }
 
@@ -99,6 +187,8 @@ pub enum Error {
     ZeroWorkers,
     #[error("could not start the worker pool: {0}")]
     ThreadPool(String),
+    #[error("the {0} kernel needs CPU features this machine lacks")]
+    KernelUnsupported(Kernel),
 }
 
 impl Error {

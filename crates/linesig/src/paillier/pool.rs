@@ -1,31 +1,50 @@
 //! Array calls: one Paillier operation over many values on a pool of worker threads,
-//! results in input order. Each item is independent (an exponentiation of milliseconds),
-//! so the work is split item by item. Randomness comes from each worker's own
-//! `rand::thread_rng()` (ChaCha12, seeded and reseeded from the operating system).
+//! results in input order. Each item is independent (an exponentiation of milliseconds).
+//! Encryption, obfuscation and decryption go in groups of [`GROUP`] items, one group per
+//! kernel call when the pool has a kernel (see the module documentation of `paillier`);
+//! the rest, and every operation on GMP, go item by item. Randomness comes from each
+//! worker's own `rand::thread_rng()` (ChaCha12, seeded and reseeded from the operating
+//! system).
 
 use rayon::prelude::*;
 use rug::Integer;
 
-use super::{Error, Mode, PrivateKey, PublicKey};
+use super::montgomery::{Lanes, LANES};
+use super::{Error, Kernel, Mode, PrivateKey, PublicKey};
+
+/// Items per kernel call: one per lane.
+pub const GROUP: usize = LANES;
 
 /// A worker pool for array calls. Cheap to share by reference; calls from several
 /// threads share the pool.
 pub struct Pool {
     pool: rayon::ThreadPool,
     workers: usize,
+    kernel: Kernel,
 }
 
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
             .field("workers", &self.workers)
+            .field("kernel", &self.kernel)
             .finish()
     }
 }
 
 impl Pool {
-    /// A pool of `workers` threads (at least 1).
+    /// A pool of `workers` threads (at least 1) on the best kernel this CPU has
+    /// ([`Kernel::best`]).
     pub fn new(workers: usize) -> Result<Self, Error> {
+        Pool::with_kernel(workers, Kernel::best())
+    }
+
+    /// A pool of `workers` threads whose array calls run on `kernel`; an error if this
+    /// CPU cannot run it.
+    pub fn with_kernel(workers: usize, kernel: Kernel) -> Result<Self, Error> {
+        if !kernel.is_supported() {
+            return Err(Error::KernelUnsupported(kernel));
+        }
         if workers == 0 {
             return Err(Error::ZeroWorkers);
         }
@@ -34,11 +53,20 @@ impl Pool {
             .thread_name(|i| format!("linesig-paillier-{i}"))
             .build()
             .map_err(|e| Error::ThreadPool(e.to_string()))?;
-        Ok(Pool { pool, workers })
+        Ok(Pool {
+            pool,
+            workers,
+            kernel,
+        })
     }
 
     pub fn workers(&self) -> usize {
         self.workers
+    }
+
+    /// The arithmetic this pool's encryptions and decryptions run on.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// `op` on every item, in parallel, in order; the first failing item's error names
@@ -57,6 +85,41 @@ impl Pool {
         })
     }
 
+    /// `op` on every item, as `group` on each full group of [`GROUP`] items when the
+    /// pool has kernel lanes and as `single` on the others; every item is first
+    /// checked with `check`, so that the first bad item's index is the one reported.
+    fn map_grouped<T: Sync, U: Send>(
+        &self,
+        items: &[T],
+        check: impl Fn(&T) -> Result<(), Error>,
+        group: impl Fn(Lanes, &[T; GROUP]) -> Result<[U; GROUP], Error> + Sync + Send,
+        single: impl Fn(&T) -> Result<U, Error> + Sync + Send,
+    ) -> Result<Vec<U>, Error> {
+        let Some(lanes) = self.kernel.lanes() else {
+            return self.map(items, single);
+        };
+        for (index, item) in items.iter().enumerate() {
+            check(item).map_err(|e| e.at(index))?;
+        }
+        let groups: Vec<Vec<U>> = self.pool.install(|| {
+            items
+                .par_chunks(GROUP)
+                .enumerate()
+                .map(|(g, chunk)| match <&[T; GROUP]>::try_from(chunk) {
+                    Ok(full) => group(lanes, full)
+                        .map(Vec::from)
+                        .map_err(|e| e.at(g * GROUP)),
+                    Err(_) => chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| single(item).map_err(|e| e.at(g * GROUP + i)))
+                        .collect(),
+                })
+                .collect::<Result<_, Error>>()
+        })?;
+        Ok(groups.into_iter().flatten().collect())
+    }
+
     /// `op` on every pair of two equally long arrays.
     fn zip<T: Sync, U: Send>(
         &self,
@@ -71,6 +134,16 @@ impl Pool {
         self.map(&pairs, |(x, y)| op(x, y))
     }
 
+    /// Build `key`'s DJN tables now (GMP's, and the kernel's copy when the pool has a
+    /// kernel) rather than on the first DJN array call.
+    pub fn prepare_djn(&self, key: &PublicKey) -> Result<(), Error> {
+        key.prepare_djn()?;
+        if let Some(lanes) = self.kernel.lanes() {
+            key.prepare_djn_kernel(lanes)?;
+        }
+        Ok(())
+    }
+
     /// Encrypt every plaintext (each in [0, n)) with a fresh obfuscator.
     pub fn encrypt(
         &self,
@@ -79,12 +152,22 @@ impl Pool {
         mode: Mode,
     ) -> Result<Vec<Integer>, Error> {
         if mode == Mode::Djn {
-            // Build the table once here rather than with every worker waiting on it.
-            key.prepare_djn()?;
+            // Build the tables once here rather than with every worker waiting on them.
+            self.prepare_djn(key)?;
         }
-        self.map(plaintexts, |m| {
-            key.encrypt(m, mode, &mut rand::thread_rng())
-        })
+        self.map_grouped(
+            plaintexts,
+            |m| key.check_plaintext(m),
+            |lanes, group| {
+                let obfuscators = key.obfuscators(lanes, mode, &mut rand::thread_rng())?;
+                let mut out = obfuscators;
+                for (o, m) in out.iter_mut().zip(group) {
+                    *o = key.mul_mod(&key.encrypt_unobfuscated(m)?, o);
+                }
+                Ok(out)
+            },
+            |m| key.encrypt(m, mode, &mut rand::thread_rng()),
+        )
     }
 
     /// Multiply every ciphertext by a fresh obfuscator.
@@ -95,11 +178,20 @@ impl Pool {
         mode: Mode,
     ) -> Result<Vec<Integer>, Error> {
         if mode == Mode::Djn {
-            key.prepare_djn()?;
+            self.prepare_djn(key)?;
         }
-        self.map(ciphertexts, |c| {
-            key.obfuscate(c, mode, &mut rand::thread_rng())
-        })
+        self.map_grouped(
+            ciphertexts,
+            |c| key.check_ciphertext(c),
+            |lanes, group| {
+                let mut out = key.obfuscators(lanes, mode, &mut rand::thread_rng())?;
+                for (o, c) in out.iter_mut().zip(group) {
+                    *o = key.mul_mod(c, o);
+                }
+                Ok(out)
+            },
+            |c| key.obfuscate(c, mode, &mut rand::thread_rng()),
+        )
     }
 
     pub fn decrypt(
@@ -107,7 +199,12 @@ impl Pool {
         key: &PrivateKey,
         ciphertexts: &[Integer],
     ) -> Result<Vec<Integer>, Error> {
-        self.map(ciphertexts, |c| key.decrypt(c))
+        self.map_grouped(
+            ciphertexts,
+            |c| key.public_key().check_ciphertext(c),
+            |lanes, group| Ok(key.decrypt_lanes(lanes, group)),
+            |c| key.decrypt(c),
+        )
     }
 
     /// Enc(a_i + b_i) for each i.

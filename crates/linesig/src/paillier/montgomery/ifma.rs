@@ -1,0 +1,138 @@
+//! The kernel's lanes on AVX-512 IFMA: one `__m512i`, lane i belonging to exponentiation
+//! i; `madd52lo`/`madd52hi` are `vpmadd52luq`/`vpmadd52huq` themselves.
+//!
+//! The kernels (`power_common`, `power_fixed_base`, `to_montgomery`) run the shared code
+//! of `montgomery/mod.rs` inside functions compiled with `avx512f,avx512ifma`, so that
+//! the `#[inline(always)]` shims below inline into them as single instructions.
+//!
+//! Safety: `Ifma` values are made only by code reached from `Lanes::Ifma` (the
+//! `with_lanes!` dispatch in `mod.rs`), which asserts [`supported`] first, and the
+//! kernels assert it again; so the intrinsics only execute on CPUs that have them.
+
+use super::{FixedBase52, Lanes52, Modulus52, LANES};
+use core::arch::x86_64::*;
+
+#[derive(Clone, Copy)]
+pub(crate) struct Ifma(__m512i);
+
+pub(crate) fn supported() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")
+}
+
+// SAFETY (every `unsafe` block in this impl): see the module note; the shims are only
+// reached after `supported()`.
+impl Lanes52 for Ifma {
+    #[inline(always)]
+    fn zero() -> Self {
+        Ifma(unsafe { _mm512_setzero_si512() })
+    }
+
+    #[inline(always)]
+    fn splat(x: u64) -> Self {
+        Ifma(unsafe { _mm512_set1_epi64(x as i64) })
+    }
+
+    #[inline(always)]
+    fn from_array(values: [u64; LANES]) -> Self {
+        // SAFETY: also, `values` is 64 readable bytes.
+        Ifma(unsafe { _mm512_loadu_si512(values.as_ptr().cast()) })
+    }
+
+    #[inline(always)]
+    fn to_array(self) -> [u64; LANES] {
+        let mut values = [0u64; LANES];
+        // SAFETY: also, `values` is 64 writable bytes.
+        unsafe { _mm512_storeu_si512(values.as_mut_ptr().cast(), self.0) };
+        values
+    }
+
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        Ifma(unsafe { _mm512_add_epi64(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn sub(self, rhs: Self) -> Self {
+        Ifma(unsafe { _mm512_sub_epi64(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn and(self, rhs: Self) -> Self {
+        Ifma(unsafe { _mm512_and_si512(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn or(self, rhs: Self) -> Self {
+        Ifma(unsafe { _mm512_or_si512(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn shr52(self) -> Self {
+        Ifma(unsafe { _mm512_srli_epi64::<52>(self.0) })
+    }
+
+    #[inline(always)]
+    fn sar52(self) -> Self {
+        Ifma(unsafe { _mm512_srai_epi64::<52>(self.0) })
+    }
+
+    #[inline(always)]
+    fn madd52lo(self, a: Self, b: Self) -> Self {
+        Ifma(unsafe { _mm512_madd52lo_epu64(self.0, a.0, b.0) })
+    }
+
+    #[inline(always)]
+    fn madd52hi(self, a: Self, b: Self) -> Self {
+        Ifma(unsafe { _mm512_madd52hi_epu64(self.0, a.0, b.0) })
+    }
+
+    #[inline(always)]
+    fn select_by_sign(self, if_set: Self, if_clear: Self) -> Self {
+        unsafe {
+            let negative = _mm512_cmplt_epi64_mask(self.0, _mm512_setzero_si512());
+            Ifma(_mm512_mask_blend_epi64(negative, if_clear.0, if_set.0))
+        }
+    }
+
+    fn power_common(
+        modulus: &Modulus52,
+        bases: &[Self],
+        digits: &[u32],
+        window: u32,
+        out: &mut [Self],
+    ) {
+        #[target_feature(enable = "avx512f,avx512ifma")]
+        fn kernel(
+            modulus: &Modulus52,
+            bases: &[Ifma],
+            digits: &[u32],
+            window: u32,
+            out: &mut [Ifma],
+        ) {
+            super::power_common_lanes(modulus, bases, digits, window, out)
+        }
+        assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+        // SAFETY: the CPU has the features, asserted just above.
+        unsafe { kernel(modulus, bases, digits, window, out) }
+    }
+
+    fn power_fixed_base(table: &FixedBase52, digits: &[[u32; LANES]], out: &mut [Self]) {
+        #[target_feature(enable = "avx512f,avx512ifma")]
+        fn kernel(table: &FixedBase52, digits: &[[u32; LANES]], out: &mut [Ifma]) {
+            super::power_fixed_base_lanes(table, digits, out)
+        }
+        assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+        // SAFETY: as above.
+        unsafe { kernel(table, digits, out) }
+    }
+
+    fn to_montgomery(modulus: &Modulus52, values: &[Self], out: &mut [Self]) {
+        #[target_feature(enable = "avx512f,avx512ifma")]
+        fn kernel(modulus: &Modulus52, values: &[Ifma], out: &mut [Ifma]) {
+            super::to_montgomery_lanes(modulus, values, out)
+        }
+        assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+        // SAFETY: as above.
+        unsafe { kernel(modulus, values, out) }
+    }
+}

@@ -1,0 +1,873 @@
+//! Eight modular exponentiations at once, one per 64-bit lane, in radix 2^52: the
+//! multi-buffer kernel behind the Paillier array calls (Gueron and Krasnov, "Accelerating
+//! big integer arithmetic using Intel IFMA extensions", ARITH 2016). All lanes share one
+//! odd modulus N (n², p² or q²) and each holds its own operand, so the modulus limbs are
+//! broadcasts and every lane follows the same instruction stream.
+//!
+//! The arithmetic is written once over [`Lanes52`], eight lanes of `u64` with the two
+//! IFMA products as primitives. [`portable::Portable`] models those instructions exactly
+//! in plain Rust and runs on every CPU (the tests' oracle for the layout and bounds);
+//! [`ifma::Ifma`] is one `__m512i` and the instructions themselves.
+//!
+//! **Representation.** A number is `limbs` vectors; vector k holds limb k (bits
+//! 52k..52k+52) of each lane's value. `limbs` = ⌈(bits(N) + 2)/52⌉, so R = 2^(52·limbs)
+//! > 4N, which is what lets products skip their final subtraction.
+//!
+//! **Montgomery product** ([`montgomery_product`]): "almost Montgomery" (AMM), product
+//! scanning with the reduction interleaved (Koç, Acar, Kaliski, "Analyzing and comparing
+//! Montgomery multiplication algorithms", 1996, FIPS). Column k sums the low halves of
+//! the 104-bit limb products a_i·b_j (i + j = k) and q_i·N_j (i + j = k, i < k), the
+//! high halves of those with i + j = k − 1, and the carry out of column k − 1. For k <
+//! limbs the quotient digit q_k = (column · (−N⁻¹)) mod 2^52 clears the column's low 52
+//! bits; for k ≥ limbs the column's low 52 bits are result limb k − limbs. Bounds: every
+//! term is below 2^52 and a column has at most 2·limbs low and 2·limbs high terms, so a
+//! column stays below 4·limbs·2^52 + 2^12 < 2^64 for limbs ≤ [`MAX_LIMBS`]; results come
+//! out with every limb below 2^52. For inputs a, b < 2N the result is
+//! (a·b + q·N)/R < 4N²/R + N < 2N, again a valid input: values stay in [0, 2N) and are
+//! brought below N once, at the end ([`subtract_modulus_if_above`]).
+//!
+//! **Exponentiation** ([`power_common_lanes`]) is a fixed-window ladder with one
+//! exponent for all lanes (n for encryption; p − 1, q − 1 for decryption), so the
+//! schedule is the exponent's public length: `window` squarings and one product per
+//! digit, a product even for digit 0, and every table read scans the whole table with
+//! masks. No branch and no address depends on the exponent's bits; that is what makes
+//! decryption's exponentiations constant-time in the secret factors (GMP's `mpz_powm`,
+//! used for tails and single calls, is not). [`power_fixed_base_lanes`] (DJN) reads one
+//! entry per lane by its own digit of α: fast, but its addresses depend on α, so it is
+//! *not* constant-time; neither is the GMP table it replaces.
+
+pub(crate) mod portable;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ifma;
+
+use rug::integer::Order;
+use rug::Integer;
+
+/// Lanes per vector: one exponentiation each.
+pub(crate) const LANES: usize = 8;
+
+/// Bits per limb: the width of the IFMA multiplier's inputs.
+pub(crate) const LIMB_BITS: u32 = 52;
+
+pub(crate) const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
+
+/// Most limbs a modulus may have: the column bound above (4·limbs·2^52 < 2^64 leaves
+/// room up to 1023 limbs; 1000 is a round margin, about 52,000-bit moduli).
+pub(crate) const MAX_LIMBS: usize = 1000;
+
+/// Eight 64-bit lanes and the operations the kernel needs. Backends implement it over
+/// their registers; the arithmetic lives once, in this module.
+///
+/// Safety contract for SIMD implementations: a value is only made by code reached from
+/// the backend's kernels, after the CPU was checked for its features.
+pub(crate) trait Lanes52: Copy {
+    fn zero() -> Self;
+    fn splat(x: u64) -> Self;
+    fn from_array(values: [u64; LANES]) -> Self;
+    fn to_array(self) -> [u64; LANES];
+    /// Lane-wise wrapping a + b.
+    fn add(self, rhs: Self) -> Self;
+    /// Lane-wise wrapping a − b.
+    fn sub(self, rhs: Self) -> Self;
+    fn and(self, rhs: Self) -> Self;
+    fn or(self, rhs: Self) -> Self;
+    /// Lane-wise logical shift right by 52.
+    fn shr52(self) -> Self;
+    /// Lane-wise arithmetic (sign-extending) shift right by 52.
+    fn sar52(self) -> Self;
+    /// `vpmadd52luq`: self + the low 52 bits of (a mod 2^52)·(b mod 2^52), wrapping.
+    fn madd52lo(self, a: Self, b: Self) -> Self;
+    /// `vpmadd52huq`: self + the high 52 bits of (a mod 2^52)·(b mod 2^52), wrapping.
+    fn madd52hi(self, a: Self, b: Self) -> Self;
+    /// Lanes where `self`'s sign bit is set take `if_set`, the others `if_clear`.
+    fn select_by_sign(self, if_set: Self, if_clear: Self) -> Self;
+
+    /// The kernels: the generic code below, which SIMD backends override to run inside
+    /// a function compiled with their target features (LLVM only inlines intrinsics into
+    /// such a function).
+    fn power_common(
+        modulus: &Modulus52,
+        bases: &[Self],
+        digits: &[u32],
+        window: u32,
+        out: &mut [Self],
+    ) {
+        power_common_lanes(modulus, bases, digits, window, out)
+    }
+    fn power_fixed_base(table: &FixedBase52, digits: &[[u32; LANES]], out: &mut [Self]) {
+        power_fixed_base_lanes(table, digits, out)
+    }
+    fn to_montgomery(modulus: &Modulus52, values: &[Self], out: &mut [Self]) {
+        to_montgomery_lanes(modulus, values, out)
+    }
+}
+
+/// An odd modulus N ≥ 3 in the kernel's form.
+#[derive(Clone, Debug)]
+pub(crate) struct Modulus52 {
+    modulus: Integer,
+    limbs: usize,
+    /// N's limbs.
+    n: Vec<u64>,
+    /// −N⁻¹ mod 2^52.
+    n_prime: u64,
+    /// R² mod N (R = 2^(52·limbs)): multiplying by it enters the Montgomery domain.
+    r_squared: Vec<u64>,
+    /// R mod N: one in the Montgomery domain.
+    r: Vec<u64>,
+}
+
+impl Modulus52 {
+    /// `None` for an even modulus, one below 3, or one wider than [`MAX_LIMBS`] limbs.
+    pub(crate) fn new(modulus: &Integer) -> Option<Self> {
+        if *modulus < 3 || modulus.is_even() {
+            return None;
+        }
+        let limbs = (modulus.significant_bits() + 2).div_ceil(LIMB_BITS) as usize;
+        if limbs > MAX_LIMBS {
+            return None;
+        }
+        let radix = Integer::from(1) << LIMB_BITS;
+        let n_prime = Integer::from(modulus.invert_ref(&radix)?);
+        let n_prime = (&radix - n_prime) % &radix;
+        let r = (Integer::from(1) << (LIMB_BITS as usize * limbs) as u32) % modulus;
+        let r_squared = Integer::from(r.square_ref()) % modulus;
+        Some(Modulus52 {
+            modulus: modulus.clone(),
+            limbs,
+            n: to_limbs(modulus, limbs),
+            n_prime: n_prime.to_u64().expect("below 2^52"),
+            r_squared: to_limbs(&r_squared, limbs),
+            r: to_limbs(&r, limbs),
+        })
+    }
+
+    pub(crate) fn modulus(&self) -> &Integer {
+        &self.modulus
+    }
+
+    /// base_i^exponent mod N for eight bases, each in [0, N), on the lanes `L`.
+    pub(crate) fn power<L: Lanes52>(
+        &self,
+        bases: &[Integer; LANES],
+        exponent: &Integer,
+    ) -> [Integer; LANES] {
+        let window = common_window(exponent.significant_bits(), self.limbs);
+        let digits = window_digits(exponent, window);
+        let bases = self.to_lanes::<L>(bases);
+        let mut out = vec![L::zero(); self.limbs];
+        L::power_common(self, &bases, &digits, window, &mut out);
+        self.lanes_to_integers(&out)
+    }
+
+    fn to_lanes<L: Lanes52>(&self, values: &[Integer; LANES]) -> Vec<L> {
+        let per_lane: Vec<Vec<u64>> = values.iter().map(|v| to_limbs(v, self.limbs)).collect();
+        (0..self.limbs)
+            .map(|k| L::from_array(core::array::from_fn(|lane| per_lane[lane][k])))
+            .collect()
+    }
+
+    fn lanes_to_integers<L: Lanes52>(&self, lanes: &[L]) -> [Integer; LANES] {
+        let arrays: Vec<[u64; LANES]> = lanes.iter().map(|v| v.to_array()).collect();
+        core::array::from_fn(|lane| {
+            let limbs: Vec<u64> = arrays.iter().map(|a| a[lane]).collect();
+            from_limbs(&limbs)
+        })
+    }
+}
+
+/// The window of a fixed-window ladder for an exponent of `bits` bits mod a `limbs`-limb
+/// modulus: the one with the least work besides the squarings (the same for all): per
+/// digit a product (≈ 4·limbs² IFMA) and a scan of the 2^w-entry table (2^w·limbs
+/// loads), plus 2^w products to build the table. Capped at 6 (64 entries).
+pub(crate) fn common_window(bits: u32, limbs: usize) -> u32 {
+    let limbs = limbs as u64;
+    (1..=6u32)
+        .min_by_key(|&w| {
+            let entries = 1u64 << w;
+            u64::from(bits.div_ceil(w)) * (4 * limbs + entries) + entries * 4 * limbs
+        })
+        .expect("non-empty range")
+}
+
+/// The exponent's `window`-bit digits, most significant first; at least one.
+pub(crate) fn window_digits(exponent: &Integer, window: u32) -> Vec<u32> {
+    let count = exponent.significant_bits().div_ceil(window).max(1);
+    let words = exponent.to_digits::<u64>(Order::Lsf);
+    (0..count)
+        .rev()
+        .map(|i| bits_at(&words, i * window, window) as u32)
+        .collect()
+}
+
+/// The `width` bits (≤ 32) of a little-endian word array from bit `start` on.
+fn bits_at(words: &[u64], start: u32, width: u32) -> u64 {
+    let word = (start / 64) as usize;
+    let shift = start % 64;
+    let low = words.get(word).copied().unwrap_or(0) >> shift;
+    let high = match shift {
+        0 => 0,
+        _ => words.get(word + 1).copied().unwrap_or(0) << (64 - shift),
+    };
+    (low | high) & ((1u64 << width) - 1)
+}
+
+/// x (≥ 0, below 2^(52·limbs)) as `limbs` limbs of 52 bits.
+pub(crate) fn to_limbs(x: &Integer, limbs: usize) -> Vec<u64> {
+    let words = x.to_digits::<u64>(Order::Lsf);
+    (0..limbs)
+        .map(|k| bits_at(&words, k as u32 * LIMB_BITS, LIMB_BITS))
+        .collect()
+}
+
+/// The integer whose 52-bit limbs (each below 2^52) these are.
+pub(crate) fn from_limbs(limbs: &[u64]) -> Integer {
+    let mut words = vec![0u64; (limbs.len() * LIMB_BITS as usize).div_ceil(64) + 1];
+    for (k, &limb) in limbs.iter().enumerate() {
+        let bit = k * LIMB_BITS as usize;
+        let (word, shift) = (bit / 64, bit % 64);
+        words[word] |= limb << shift;
+        if shift > 64 - LIMB_BITS as usize {
+            words[word + 1] |= limb >> (64 - shift);
+        }
+    }
+    Integer::from_digits(&words, Order::Lsf)
+}
+
+/// Sum over t of the 104-bit products xs[t]·ys[len − 1 − t], split as (Σ low halves,
+/// Σ high halves). Four accumulators per half hide the IFMA latency (four cycles) behind
+/// its throughput.
+#[inline(always)]
+fn column<L: Lanes52>(xs: &[L], ys: &[L]) -> (L, L) {
+    debug_assert_eq!(xs.len(), ys.len());
+    let mut lo = [L::zero(); 4];
+    let mut hi = [L::zero(); 4];
+    // Chunk by four from xs's front and ys's back: xs[4c + u] meets ys[len − 1 − 4c − u],
+    // which is entry 3 − u of ys's c-th four-chunk from the back. (Chunks, not indices,
+    // so that the loop carries no bounds checks.)
+    let (x_chunks, y_chunks) = (xs.chunks_exact(4), ys.rchunks_exact(4));
+    let (x_rest, y_rest) = (x_chunks.remainder(), y_chunks.remainder());
+    for (x, y) in x_chunks.zip(y_chunks) {
+        for u in 0..4 {
+            lo[u] = lo[u].madd52lo(x[u], y[3 - u]);
+            hi[u] = hi[u].madd52hi(x[u], y[3 - u]);
+        }
+    }
+    for (&x, &y) in x_rest.iter().zip(y_rest.iter().rev()) {
+        lo[0] = lo[0].madd52lo(x, y);
+        hi[0] = hi[0].madd52hi(x, y);
+    }
+    (
+        lo[0].add(lo[1]).add(lo[2].add(lo[3])),
+        hi[0].add(hi[1]).add(hi[2].add(hi[3])),
+    )
+}
+
+/// out = a·b·R⁻¹ mod N in [0, 2N) for a, b in [0, 2N) (b = a when `SQUARE`), every limb
+/// normalised; `quotient` is scratch of `limbs` vectors. See the module note for the
+/// algorithm and its bounds. A square sums each off-diagonal product once and doubles
+/// it: about three quarters of a product's multiplications.
+#[inline(always)]
+pub(crate) fn montgomery_product<L: Lanes52, const SQUARE: bool>(
+    n: &[L],
+    n_prime: L,
+    a: &[L],
+    b: &[L],
+    quotient: &mut [L],
+    out: &mut [L],
+) {
+    let limbs = n.len();
+    let mask = L::splat(LIMB_MASK);
+    // Carry into the current column: its share of the previous column's high halves
+    // and of that column's bits above 52.
+    let mut carry = L::zero();
+    for k in 0..2 * limbs {
+        let first = k.saturating_sub(limbs - 1);
+        let last = k.min(limbs - 1);
+        let (mut lo, mut hi) = if first > last {
+            (L::zero(), L::zero())
+        } else if SQUARE {
+            // Pairs i < j with i + j = k, then the diagonal a_{k/2}² when k is even.
+            let end = k.div_ceil(2); // exclusive bound of i
+            let (mut lo, mut hi) = if first < end {
+                let (lo, hi) = column(&a[first..end], &a[k + 1 - end..=k - first]);
+                (lo.add(lo), hi.add(hi))
+            } else {
+                (L::zero(), L::zero())
+            };
+            if k % 2 == 0 {
+                let d = a[k / 2];
+                lo = lo.madd52lo(d, d);
+                hi = hi.madd52hi(d, d);
+            }
+            (lo, hi)
+        } else {
+            column(&a[first..=last], &b[k - last..=k - first])
+        };
+        // The reduction's products q_i·N_{k−i} for the quotient digits known so far.
+        let q_end = k.min(limbs);
+        if first < q_end {
+            let (qlo, qhi) = column(&quotient[first..q_end], &n[k + 1 - q_end..=k - first]);
+            lo = lo.add(qlo);
+            hi = hi.add(qhi);
+        }
+        lo = lo.add(carry);
+        if k < limbs {
+            // q_k makes the column ≡ 0 mod 2^52: its low 52 bits are dropped (÷ R).
+            let q = L::zero().madd52lo(lo, n_prime);
+            quotient[k] = q;
+            lo = lo.madd52lo(q, n[0]);
+            hi = hi.madd52hi(q, n[0]);
+        } else {
+            out[k - limbs] = lo.and(mask);
+        }
+        carry = hi.add(lo.shr52());
+    }
+}
+
+/// out = values·R mod N (in [0, 2N)) for values in [0, 2N).
+#[inline(always)]
+pub(crate) fn to_montgomery_lanes<L: Lanes52>(modulus: &Modulus52, values: &[L], out: &mut [L]) {
+    let n = splat_limbs::<L>(&modulus.n);
+    let r_squared = splat_limbs::<L>(&modulus.r_squared);
+    let mut quotient = vec![L::zero(); modulus.limbs];
+    montgomery_product::<L, false>(
+        &n,
+        L::splat(modulus.n_prime),
+        values,
+        &r_squared,
+        &mut quotient,
+        out,
+    );
+}
+
+/// out = the Montgomery-domain value x (in [0, 2N)) as a plain residue in [0, N).
+#[inline(always)]
+fn from_montgomery<L: Lanes52>(n: &[L], n_prime: L, x: &[L], quotient: &mut [L], out: &mut [L]) {
+    let mut one = vec![L::zero(); n.len()];
+    one[0] = L::splat(1);
+    // x·1·R⁻¹ ≤ (2N + (R − 1)·N)/R < N + 1: at most N, which means 0.
+    montgomery_product::<L, false>(n, n_prime, x, &one, quotient, out);
+    subtract_modulus_if_above(n, out);
+}
+
+/// x ← x − N in the lanes where x ≥ N, for x < 2N with normalised limbs: a borrow chain
+/// with arithmetic shifts, then a blend on the final borrow's sign; no branch.
+#[inline(always)]
+fn subtract_modulus_if_above<L: Lanes52>(n: &[L], x: &mut [L]) {
+    let mask = L::splat(LIMB_MASK);
+    let mut difference = vec![L::zero(); x.len()];
+    let mut borrow = L::zero();
+    for k in 0..x.len() {
+        // limb − N_k + borrow ∈ (−2^53, 2^52): the sign-extended shift is the borrow.
+        let d = x[k].sub(n[k]).add(borrow);
+        difference[k] = d.and(mask);
+        borrow = d.sar52();
+    }
+    // A negative final borrow means x < N: keep x.
+    for k in 0..x.len() {
+        x[k] = borrow.select_by_sign(x[k], difference[k]);
+    }
+}
+
+fn splat_limbs<L: Lanes52>(limbs: &[u64]) -> Vec<L> {
+    limbs.iter().map(|&x| L::splat(x)).collect()
+}
+
+/// The fixed-window ladder of the module note: out_i = bases_i^e mod N in [0, N) for
+/// bases in [0, N), where `digits` are e's `window`-bit digits, most significant first.
+#[inline(always)]
+pub(crate) fn power_common_lanes<L: Lanes52>(
+    modulus: &Modulus52,
+    bases: &[L],
+    digits: &[u32],
+    window: u32,
+    out: &mut [L],
+) {
+    let limbs = modulus.limbs;
+    let n = splat_limbs::<L>(&modulus.n);
+    let n_prime = L::splat(modulus.n_prime);
+    let mut quotient = vec![L::zero(); limbs];
+    // table[d] = bases^d · R mod N for d < 2^window, entry-major.
+    let entries = 1usize << window;
+    let mut table = vec![L::zero(); entries * limbs];
+    for (slot, &limb) in table[..limbs].iter_mut().zip(&modulus.r) {
+        *slot = L::splat(limb);
+    }
+    {
+        let r_squared = splat_limbs::<L>(&modulus.r_squared);
+        let (_, rest) = table.split_at_mut(limbs);
+        montgomery_product::<L, false>(
+            &n,
+            n_prime,
+            bases,
+            &r_squared,
+            &mut quotient,
+            &mut rest[..limbs],
+        );
+    }
+    for d in 2..entries {
+        let (done, rest) = table.split_at_mut(d * limbs);
+        montgomery_product::<L, false>(
+            &n,
+            n_prime,
+            &done[(d - 1) * limbs..],
+            &done[limbs..2 * limbs],
+            &mut quotient,
+            &mut rest[..limbs],
+        );
+    }
+    let mut acc = vec![L::zero(); limbs];
+    let mut scratch = vec![L::zero(); limbs];
+    let mut entry = vec![L::zero(); limbs];
+    select_entry(&table, limbs, digits[0], &mut acc);
+    for &digit in &digits[1..] {
+        for _ in 0..window {
+            montgomery_product::<L, true>(&n, n_prime, &acc, &acc, &mut quotient, &mut scratch);
+            core::mem::swap(&mut acc, &mut scratch);
+        }
+        select_entry(&table, limbs, digit, &mut entry);
+        montgomery_product::<L, false>(&n, n_prime, &acc, &entry, &mut quotient, &mut scratch);
+        core::mem::swap(&mut acc, &mut scratch);
+    }
+    from_montgomery(&n, n_prime, &acc, &mut quotient, out);
+}
+
+/// out = table entry `digit`, reading every entry and keeping one by mask, so that
+/// neither an address nor a branch depends on the (secret) digit.
+#[inline(always)]
+fn select_entry<L: Lanes52>(table: &[L], limbs: usize, digit: u32, out: &mut [L]) {
+    out.fill(L::zero());
+    for (d, entry) in table.chunks_exact(limbs).enumerate() {
+        let keep = L::splat(u64::from(d as u32 == digit).wrapping_neg());
+        for (o, &e) in out.iter_mut().zip(entry) {
+            *o = o.or(e.and(keep));
+        }
+    }
+}
+
+/// Powers of one fixed base in the kernel's form, for exponents up to the table's
+/// width: entry (i, d) = base^(d·2^(window·i)) · R mod N for every digit d (d = 0 is
+/// one, R mod N), so a ⌈bits/window⌉-digit exponent costs one product per digit and no
+/// squaring (Brickell et al.; see `fixed_base.rs`).
+#[derive(Clone, Debug)]
+pub(crate) struct FixedBase52 {
+    modulus: Modulus52,
+    window: u32,
+    rows: usize,
+    /// Row-major, then digit, then limb: `rows · 2^window · limbs` limbs.
+    entries: Vec<u64>,
+}
+
+impl FixedBase52 {
+    /// The kernel's copy of a GMP fixed-base table whose `rows[i][d − 1]` hold
+    /// base^(d·2^(window·i)) mod N; the entries enter the Montgomery domain on the
+    /// lanes `L`, eight at a time.
+    pub(crate) fn from_rows<L: Lanes52>(
+        modulus: Modulus52,
+        window: u32,
+        rows: &[Vec<Integer>],
+    ) -> Self {
+        let limbs = modulus.limbs;
+        let per_row = 1usize << window;
+        let mut entries = vec![0u64; rows.len() * per_row * limbs];
+        // Entry (i, 0) is one: R mod N.
+        for i in 0..rows.len() {
+            let at = i * per_row * limbs;
+            entries[at..at + limbs].copy_from_slice(&modulus.r);
+        }
+        let slots: Vec<(usize, &Integer)> = rows
+            .iter()
+            .enumerate()
+            .flat_map(|(i, row)| {
+                row.iter()
+                    .enumerate()
+                    .map(move |(d, value)| ((i * per_row + d + 1) * limbs, value))
+            })
+            .collect();
+        let zero = Integer::new();
+        let mut montgomery = vec![L::zero(); limbs];
+        for group in slots.chunks(LANES) {
+            let values: [Integer; LANES] =
+                core::array::from_fn(|lane| group.get(lane).map_or(&zero, |s| s.1).clone());
+            let lanes = modulus.to_lanes::<L>(&values);
+            L::to_montgomery(&modulus, &lanes, &mut montgomery);
+            let arrays: Vec<[u64; LANES]> = montgomery.iter().map(|v| v.to_array()).collect();
+            for (lane, &(at, _)) in group.iter().enumerate() {
+                for (k, array) in arrays.iter().enumerate() {
+                    entries[at + k] = array[lane];
+                }
+            }
+        }
+        FixedBase52 {
+            modulus,
+            window,
+            rows: rows.len(),
+            entries,
+        }
+    }
+
+    /// Widest exponent the table covers, in bits.
+    pub(crate) fn exponent_bits(&self) -> u32 {
+        self.rows as u32 * self.window
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.entries.len() * 8
+    }
+
+    /// base^exponent_i mod N for eight exponents, each of at most
+    /// [`Self::exponent_bits`] bits (`None` otherwise).
+    pub(crate) fn power<L: Lanes52>(
+        &self,
+        exponents: &[Integer; LANES],
+    ) -> Option<[Integer; LANES]> {
+        if exponents
+            .iter()
+            .any(|e| *e < 0 || e.significant_bits() > self.exponent_bits())
+        {
+            return None;
+        }
+        let words: Vec<Vec<u64>> = exponents
+            .iter()
+            .map(|e| e.to_digits::<u64>(Order::Lsf))
+            .collect();
+        let digits: Vec<[u32; LANES]> = (0..self.rows as u32)
+            .map(|i| {
+                core::array::from_fn(|lane| {
+                    bits_at(&words[lane], i * self.window, self.window) as u32
+                })
+            })
+            .collect();
+        let mut out = vec![L::zero(); self.modulus.limbs];
+        L::power_fixed_base(self, &digits, &mut out);
+        Some(self.modulus.lanes_to_integers(&out))
+    }
+
+    /// Limb k of entry (row, digit) of each lane, as one vector.
+    #[inline(always)]
+    fn gather<L: Lanes52>(&self, row: usize, digits: &[u32; LANES], out: &mut [L]) {
+        let limbs = self.modulus.limbs;
+        let per_row = 1usize << self.window;
+        let starts: [usize; LANES] =
+            core::array::from_fn(|lane| (row * per_row + digits[lane] as usize) * limbs);
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = L::from_array(core::array::from_fn(|lane| self.entries[starts[lane] + k]));
+        }
+    }
+}
+
+/// out_i = base^(exponent_i) mod N in [0, N): the product of one entry per row, picked
+/// by each lane's own digit (`digits[row][lane]`).
+#[inline(always)]
+pub(crate) fn power_fixed_base_lanes<L: Lanes52>(
+    table: &FixedBase52,
+    digits: &[[u32; LANES]],
+    out: &mut [L],
+) {
+    let modulus = &table.modulus;
+    let limbs = modulus.limbs;
+    let n = splat_limbs::<L>(&modulus.n);
+    let n_prime = L::splat(modulus.n_prime);
+    let mut quotient = vec![L::zero(); limbs];
+    let mut acc = vec![L::zero(); limbs];
+    let mut scratch = vec![L::zero(); limbs];
+    let mut entry = vec![L::zero(); limbs];
+    table.gather(0, &digits[0], &mut acc);
+    for (row, row_digits) in digits.iter().enumerate().skip(1) {
+        table.gather(row, row_digits, &mut entry);
+        montgomery_product::<L, false>(&n, n_prime, &acc, &entry, &mut quotient, &mut scratch);
+        core::mem::swap(&mut acc, &mut scratch);
+    }
+    from_montgomery(&n, n_prime, &acc, &mut quotient, out);
+}
+
+/// Which lanes run the kernel: the exact model anywhere, or IFMA where the CPU has it.
+/// The public face is `paillier::Kernel`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Lanes {
+    /// [`portable::Portable`]: every instruction modelled in plain Rust.
+    Portable,
+    /// AVX-512 IFMA, eight lanes per `__m512i`.
+    #[cfg(target_arch = "x86_64")]
+    Ifma,
+}
+
+/// `$call` with `L` bound to the lane type of `$lanes`. IFMA values are made only here,
+/// after the CPU was checked (the `ifma` module's safety contract).
+macro_rules! with_lanes {
+    ($lanes:expr, $call:ident :: <L> ($($arg:expr),*)) => {
+        match $lanes {
+            Lanes::Portable => $call::<portable::Portable>($($arg),*),
+            #[cfg(target_arch = "x86_64")]
+            Lanes::Ifma => {
+                assert!(ifma::supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+                $call::<ifma::Ifma>($($arg),*)
+            }
+        }
+    };
+}
+
+impl Lanes {
+    /// base_i^exponent mod N for eight bases in [0, N); see [`Modulus52::power`].
+    pub(crate) fn power(
+        self,
+        modulus: &Modulus52,
+        bases: &[Integer; LANES],
+        exponent: &Integer,
+    ) -> [Integer; LANES] {
+        fn run<L: Lanes52>(m: &Modulus52, b: &[Integer; LANES], e: &Integer) -> [Integer; LANES] {
+            m.power::<L>(b, e)
+        }
+        with_lanes!(self, run::<L>(modulus, bases, exponent))
+    }
+
+    /// The kernel's copy of a GMP fixed-base table; see [`FixedBase52::from_rows`].
+    pub(crate) fn fixed_base_table(
+        self,
+        modulus: Modulus52,
+        window: u32,
+        rows: &[Vec<Integer>],
+    ) -> FixedBase52 {
+        fn run<L: Lanes52>(m: Modulus52, w: u32, r: &[Vec<Integer>]) -> FixedBase52 {
+            FixedBase52::from_rows::<L>(m, w, r)
+        }
+        with_lanes!(self, run::<L>(modulus, window, rows))
+    }
+
+    /// base^exponent_i for eight exponents; see [`FixedBase52::power`].
+    pub(crate) fn power_fixed_base(
+        self,
+        table: &FixedBase52,
+        exponents: &[Integer; LANES],
+    ) -> Option<[Integer; LANES]> {
+        fn run<L: Lanes52>(t: &FixedBase52, e: &[Integer; LANES]) -> Option<[Integer; LANES]> {
+            t.power::<L>(e)
+        }
+        with_lanes!(self, run::<L>(table, exponents))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// Every lane backend this CPU runs: the model always, IFMA where present.
+    fn lane_backends() -> Vec<Lanes> {
+        let mut all = vec![Lanes::Portable];
+        #[cfg(target_arch = "x86_64")]
+        if ifma::supported() {
+            all.push(Lanes::Ifma);
+        }
+        all
+    }
+
+    fn random_bits(bits: u32, rng: &mut ChaCha20Rng) -> Integer {
+        let words: Vec<u64> = (0..bits.div_ceil(64)).map(|_| rng.gen()).collect();
+        Integer::from_digits(&words, Order::Lsf).keep_bits(bits)
+    }
+
+    fn random_below(bound: &Integer, rng: &mut ChaCha20Rng) -> Integer {
+        random_bits(bound.significant_bits() + 64, rng) % bound
+    }
+
+    /// Odd moduli of every awkward size: the smallest ones, one limb and just over,
+    /// the widest a limb count takes (bits = 52·limbs − 2, so 4N approaches R), and the
+    /// Paillier sizes (p² and n² for 512- to 2048-bit keys).
+    fn moduli(rng: &mut ChaCha20Rng) -> Vec<Integer> {
+        let mut all: Vec<Integer> = [3u64, 5, 7, 0xffff_ffff_ffff_ffc5]
+            .map(Integer::from)
+            .to_vec();
+        for bits in [
+            50, 51, 52, 53, 102, 103, 104, 105, 154, 521, 1024, 2048, 4096,
+        ] {
+            let top = Integer::from(1) << (bits - 1);
+            all.push(random_bits(bits - 1, rng) | top | 1u32);
+        }
+        // All-ones moduli: every limb of N at its maximum.
+        for bits in [50u32, 102, 206, 1038] {
+            all.push((Integer::from(1) << bits) - 1u32);
+        }
+        all
+    }
+
+    fn gmp_power(base: &Integer, exponent: &Integer, modulus: &Integer) -> Integer {
+        Integer::from(base.pow_mod_ref(exponent, modulus).unwrap())
+    }
+
+    #[test]
+    fn limbs_round_trip() {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        for bits in [0, 1, 51, 52, 53, 64, 104, 105, 1000, 4096] {
+            let x = random_bits(bits, &mut rng);
+            let limbs = (bits as usize + 1).div_ceil(52).max(1);
+            let packed = to_limbs(&x, limbs);
+            assert!(packed.iter().all(|&l| l <= LIMB_MASK));
+            assert_eq!(from_limbs(&packed), x, "{bits} bits");
+        }
+    }
+
+    /// The product's contract at its edges: inputs anywhere in [0, 2N) (2N − 1
+    /// included) on moduli whose 4N approaches R give a·b·R⁻¹ mod N, below 2N, every
+    /// limb below 2^52; squares equal products.
+    #[test]
+    fn montgomery_product_keeps_its_bounds() {
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        for modulus in moduli(&mut rng) {
+            let m = Modulus52::new(&modulus).unwrap();
+            let limbs = m.limbs;
+            assert!(Integer::from(4 * &modulus) < Integer::from(1) << (52 * limbs) as u32);
+            let r_inverse = (Integer::from(1) << (52 * limbs) as u32)
+                .invert(&modulus)
+                .unwrap();
+            let two_n = Integer::from(2 * &modulus);
+            let edge = [
+                Integer::new(),
+                Integer::from(1),
+                Integer::from(&two_n - 1u32),
+            ];
+            let a: [Integer; LANES] = core::array::from_fn(|i| match i {
+                0..=2 => edge[i].clone(),
+                3 => Integer::from(&modulus - 1u32),
+                _ => random_below(&two_n, &mut rng),
+            });
+            let b: [Integer; LANES] = core::array::from_fn(|i| match i {
+                0..=2 => Integer::from(&two_n - 1u32),
+                _ => random_below(&two_n, &mut rng),
+            });
+            let (la, lb) = (m.to_lanes::<portable::Portable>(&a), m.to_lanes(&b));
+            let n = splat_limbs::<portable::Portable>(&m.n);
+            let n_prime = portable::Portable::splat(m.n_prime);
+            let mut quotient = vec![portable::Portable::zero(); limbs];
+            let mut product = vec![portable::Portable::zero(); limbs];
+            let mut square = vec![portable::Portable::zero(); limbs];
+            montgomery_product::<_, false>(&n, n_prime, &la, &lb, &mut quotient, &mut product);
+            montgomery_product::<_, true>(&n, n_prime, &la, &la, &mut quotient, &mut square);
+            for (lanes, pairs) in [(&product, &b), (&square, &a)] {
+                assert!(lanes
+                    .iter()
+                    .all(|v| v.to_array().iter().all(|&l| l <= LIMB_MASK)));
+                let got = m.lanes_to_integers(lanes);
+                for i in 0..LANES {
+                    assert!(got[i] < two_n, "N = {modulus:#x}, lane {i}: result ≥ 2N");
+                    let want = Integer::from(&a[i] * &pairs[i]) * &r_inverse % &modulus;
+                    assert_eq!(
+                        Integer::from(&got[i] % &modulus),
+                        want,
+                        "N = {modulus:#x}, lane {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// base^e mod N on every lane backend against GMP: edge bases (0, 1, N − 1, N − 2)
+    /// and random ones, the same base in every lane and all different, exponents 0, 1,
+    /// 2, all-ones of several widths, N itself and random ones.
+    #[test]
+    fn power_matches_gmp() {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        for modulus in moduli(&mut rng) {
+            let m = Modulus52::new(&modulus).unwrap();
+            let bits = modulus.significant_bits();
+            let mut exponents = vec![
+                Integer::new(),
+                Integer::from(1),
+                Integer::from(2),
+                modulus.clone(),
+                random_bits(bits.min(600), &mut rng),
+            ];
+            for ones in [5u32, 52, 64, 129] {
+                exponents.push((Integer::from(1) << ones) - 1u32);
+            }
+            if bits > 2048 {
+                // One full-size exponent is enough on 4096-bit moduli.
+                exponents.truncate(4);
+            }
+            let edges = [
+                Integer::new(),
+                Integer::from(1),
+                Integer::from(&modulus - 1u32),
+                Integer::from(&modulus - 2u32),
+            ];
+            let mixed: [Integer; LANES] = core::array::from_fn(|i| match i {
+                0..=3 => edges[i].clone(),
+                _ => random_below(&modulus, &mut rng),
+            });
+            let same: [Integer; LANES] = core::array::from_fn(|_| mixed[7].clone());
+            for exponent in &exponents {
+                for bases in [&mixed, &same] {
+                    let want = bases.clone().map(|b| gmp_power(&b, exponent, &modulus));
+                    for lanes in lane_backends() {
+                        let got = lanes.power(&m, bases, exponent);
+                        assert_eq!(got, want, "{lanes:?}, N = {modulus:#x}, e = {exponent:#x}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fixed-base product against GMP, per lane with its own exponent: 0, 1, all
+    /// ones at the table's full width, random; wider than the table is refused.
+    #[test]
+    fn fixed_base_matches_gmp() {
+        let mut rng = ChaCha20Rng::seed_from_u64(4);
+        for (modulus_bits, exponent_bits, window) in [(64, 32, 8), (521, 130, 5), (2048, 512, 8)] {
+            let modulus = random_bits(modulus_bits, &mut rng) | 1u32;
+            let base = random_below(&modulus, &mut rng);
+            let gmp = crate::paillier::FixedBaseTable::new(&base, &modulus, exponent_bits, window);
+            let full = (Integer::from(1) << (gmp.digits() as u32 * window)) - 1u32;
+            let exponents: [Integer; LANES] = core::array::from_fn(|i| match i {
+                0 => Integer::new(),
+                1 => Integer::from(1),
+                2 => full.clone(),
+                _ => random_bits(exponent_bits, &mut rng),
+            });
+            let want = exponents.clone().map(|e| gmp_power(&base, &e, &modulus));
+            for lanes in lane_backends() {
+                let m = Modulus52::new(&modulus).unwrap();
+                let table = lanes.fixed_base_table(m, window, gmp.rows());
+                assert_eq!(table.exponent_bits(), gmp.digits() as u32 * window);
+                assert_eq!(
+                    lanes.power_fixed_base(&table, &exponents),
+                    Some(want.clone()),
+                    "{lanes:?}"
+                );
+                let mut wide = exponents.clone();
+                wide[5] = Integer::from(&full + 1u32);
+                assert_eq!(lanes.power_fixed_base(&table, &wide), None);
+            }
+        }
+    }
+
+    #[test]
+    fn refuses_moduli_it_cannot_take() {
+        for bad in [
+            Integer::new(),
+            Integer::from(1),
+            Integer::from(2),
+            Integer::from(1u64 << 40),
+            Integer::from(-7),
+        ] {
+            assert!(Modulus52::new(&bad).is_none(), "{bad}");
+        }
+        let too_wide = (Integer::from(1) << (52 * MAX_LIMBS) as u32) - 1u32;
+        assert!(Modulus52::new(&too_wide).is_none());
+    }
+
+    #[test]
+    fn window_digits_rebuild_the_exponent() {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        for bits in [0, 1, 5, 63, 64, 65, 1023, 2048] {
+            let e = random_bits(bits, &mut rng);
+            let w = common_window(bits, 40);
+            let rebuilt = window_digits(&e, w)
+                .iter()
+                .fold(Integer::new(), |acc, &d| (acc << w) + d);
+            assert_eq!(rebuilt, e, "{bits} bits, window {w}");
+        }
+    }
+}
