@@ -29,8 +29,8 @@ The arithmetic runs in linesig's Rust core on GMP and releases the GIL. On top o
   unchanged, and phe decrypts these ciphertexts too.
 
 GMP's exponentiation is not constant-time; neither is phe's (gmpy2). The IFMA kernel's
-textbook encryption and decryption are (fixed window schedule, masked table scans); its
-DJN table reads are not.
+exponentiations for textbook encryption and decryption are (fixed window schedule,
+masked table scans); its DJN table reads, and the GMP steps around the kernel, are not.
 """
 
 import fractions

@@ -31,10 +31,12 @@
 //!
 //! **Constant time.** The kernel's common-exponent ladder (textbook encryption and
 //! decryption) has a fixed schedule and reads its tables by masked scans, so neither its
-//! branches nor its addresses depend on the exponent: decryption by an array call on the
-//! kernel does not leak p or q through timing or cache. DJN's fixed-base product reads
-//! one table entry per digit of α by address (as the GMP table does), and everything on
-//! GMP (single calls, tails, `mul_plain`, key generation) is not constant-time.
+//! branches nor its addresses depend on the exponent: the exponentiations by p − 1 and
+//! q − 1 of an array call's decryption do not leak p or q through timing or cache (the
+//! reductions and CRT steps around them run on GMP, which is not constant-time). DJN's
+//! fixed-base product reads one table entry per digit of α by address (as the GMP table
+//! does), and everything on GMP (single calls, tails, `mul_plain`, key generation) is not
+//! constant-time.
 
 mod fixed_base;
 mod keys;
