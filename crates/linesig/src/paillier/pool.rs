@@ -159,8 +159,7 @@ impl Pool {
             plaintexts,
             |m| key.check_plaintext(m),
             |lanes, group| {
-                let obfuscators = key.obfuscators(lanes, mode, &mut rand::thread_rng())?;
-                let mut out = obfuscators;
+                let mut out = key.obfuscators(lanes, mode, &mut rand::thread_rng())?;
                 for (o, m) in out.iter_mut().zip(group) {
                     *o = key.mul_mod(&key.encrypt_unobfuscated(m)?, o);
                 }
