@@ -129,7 +129,7 @@ fn unit_entries<'a, S: ItemSource + ?Sized>(
 #[derive(Clone, Debug)]
 pub struct StageProfile {
     pub signatures: usize,
-    /// Per stage, in the order they run: time-stamp-counter cycles per signature.
+    /// Per stage, in [`Stage::ALL`] order: time-stamp-counter cycles per signature.
     pub cycles_per_signature: Vec<(Stage, f64)>,
     pub verdicts: Vec<Verdict>,
 }

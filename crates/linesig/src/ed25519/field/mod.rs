@@ -12,7 +12,7 @@ pub(crate) const MAX_LANES: usize = 8;
 pub(crate) trait LaneField: Copy {
     const LANES: usize;
     /// One lane's element, fully carried (each limb within its radix), for tables.
-    type Limbs: Copy + Send + Sync + 'static;
+    type Limbs: Copy + Default + Send + Sync + 'static;
 
     fn zero() -> Self;
     fn one() -> Self;
@@ -40,8 +40,13 @@ pub(crate) trait LaneField: Copy {
     /// Lane i from `a` where bit i of `mask` is set, else from `b`.
     fn select(mask: u8, a: &Self, b: &Self) -> Self;
 
-    /// Lane `lane`'s limbs, carried so they can be stored and gathered back.
-    fn lane_limbs(&self, lane: usize) -> Self::Limbs;
+    /// Every lane's limbs (entries past `LANES` are zero), carried so they can be
+    /// stored and gathered back: one transposition for all lanes.
+    fn to_lane_limbs(&self) -> [Self::Limbs; MAX_LANES];
+    /// Lane `lane`'s limbs (as [`LaneField::to_lane_limbs`]).
+    fn lane_limbs(&self, lane: usize) -> Self::Limbs {
+        self.to_lane_limbs()[lane]
+    }
     /// Lane i from `rows[i]`.
     fn from_lane_limbs(rows: &[&Self::Limbs]) -> Self;
 
@@ -126,8 +131,14 @@ macro_rules! lane_field_shims {
             fn select(mask: u8, a: &Self, b: &Self) -> Self {
                 unsafe { fe_select(mask, a, b) }
             }
-            fn lane_limbs(&self, lane: usize) -> $limbs {
-                stored_limbs(unsafe { to_limb_lanes(self) }[lane])
+            #[inline(always)]
+            fn to_lane_limbs(&self) -> [$limbs; super::MAX_LANES] {
+                let lanes = unsafe { to_limb_lanes(self) };
+                core::array::from_fn(|i| {
+                    lanes
+                        .get(i)
+                        .map_or_else(Default::default, |&l| stored_limbs(l))
+                })
             }
             #[inline(always)]
             fn from_lane_limbs(rows: &[&$limbs]) -> Self {

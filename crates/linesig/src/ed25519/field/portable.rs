@@ -14,7 +14,7 @@
 //! - `mul`: with operands < 2^52 a product is < 2^104; a column sums five, one factor
 //!   times 19 (< 2^57): c_k < 5·2^109 < 2^112, far inside u128.
 
-use super::LaneField;
+use super::{LaneField, MAX_LANES};
 
 const LIMB_BITS: [u32; 5] = [51; 5];
 const LIMB_OFFSET: [usize; 5] = [0, 51, 102, 153, 204];
@@ -135,8 +135,8 @@ impl LaneField for Fe1 {
             *b
         }
     }
-    fn lane_limbs(&self, _lane: usize) -> [u64; 5] {
-        self.0
+    fn to_lane_limbs(&self) -> [[u64; 5]; MAX_LANES] {
+        core::array::from_fn(|i| if i == 0 { self.0 } else { [0; 5] })
     }
     #[inline(always)]
     fn from_lane_limbs(rows: &[&[u64; 5]]) -> Self {

@@ -92,9 +92,9 @@ fn build<F: LaneField>(
         if n % half == 0 {
             rows.iter_mut().for_each(|r| r.push(identity));
         }
-        let a = Affine::from_extended(c, q, zi);
+        let a = Affine::from_extended(c, q, zi).lanes();
         for (r, &lane) in rows.iter_mut().zip(&lanes) {
-            r.push(a.lane(lane));
+            r.push(a[lane]);
         }
     }
     rows.into_iter()
@@ -156,7 +156,7 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
 
     // Admitted keys: decode `LANES` at a time, tabulate those that pass.
     for chunk in to_build.chunks(F::LANES) {
-        let keys = decode_keys(rules, &c, entries, chunk);
+        let [keys] = decode_keys::<F, 1>(rules, &c, entries, chunk);
         let keep = keys.keep;
         let mut built = build(&c, &keys.minus_a, KEY_WINDOW, KEY_POSITIONS, keep).into_iter();
         for (lane, range) in chunk.iter().enumerate() {

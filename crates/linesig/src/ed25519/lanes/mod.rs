@@ -4,19 +4,22 @@
 //! `#[inline(always)]` layer below compiles with that backend's instructions.
 //!
 //! Per work unit:
-//! 1. Distinct keys are decoded in lanes (square root, small-order check) and each gets
-//!    a table of its multiples 0..8 of −A, so a key signing many messages is decoded
-//!    and tabulated once.
-//! 2. Signatures pass the shared byte-level checks (S < L, R's encoding rules), their
-//!    k = SHA-512(R ‖ A ‖ M) mod L are hashed `LANES` at a time, then they run `LANES`
-//!    at a time: [S]B + [k](−A) by Horner over 64 signed radix-16 windows of k
-//!    (four doublings and one addition from the key's table per window) with S in 32
-//!    signed radix-256 digits added every other window from a static table of 0..128·B
-//!    (so B costs 32 additions and no doublings of its own; the same schedule in every lane),
-//!    then `Strict` compresses (one inversion shared by the whole unit) and compares
-//!    bytes with R, and the cofactored policies decode R and test
-//!    [8]([S]B − [k]A − R) = O. A ragged tail fills its spare lanes with copies of a
-//!    real job and drops their results.
+//! 1. Keys and signatures pass the shared byte-level checks (the key's encoding; S < L,
+//!    R's encoding rules), and every k = SHA-512(R ‖ A ‖ M) mod L is hashed `LANES` at a
+//!    time on the multi-buffer hash: none of that needs a decoded key.
+//! 2. Distinct keys are decoded two vectors at a time (their square roots interleave, to
+//!    hide the multiplier's latency), tested for small order, and each gets a table of
+//!    its multiples 0..8 of −A, so a key signing many messages is decoded and tabulated
+//!    once. Right after each pass, the signatures whose tables are now complete run
+//!    `LANES` at a time, while those tables are still in the nearest caches:
+//!    [S]B + [k](−A) by Horner over 64 signed radix-16 windows of k (four doublings and
+//!    one addition from the key's table per window) with S in 32 signed radix-256 digits
+//!    added every other window from a static table of 0..128·B (so B costs 32 additions
+//!    and no doublings of its own; the same schedule in every lane).
+//! 3. `Strict` compresses the sums (one inversion shared by the whole unit) and compares
+//!    bytes with R; the cofactored policies decode R (two vectors interleaved) and test
+//!    [8]([S]B − [k]A − R) = O. A ragged tail fills its spare lanes with copies of a real
+//!    job and drops their results.
 //!
 //! With the key cache on, keys that keep signing skip both steps' key work: `fixed_base`
 //! verifies them on their cached fixed-base tables (no doublings), before the rest
@@ -35,8 +38,8 @@ use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use curve25519_dalek::Scalar;
 use point::{
-    batch_invert, compress_with_inverse, decompress, Addend, Cached, CachedLimbs, Constants,
-    Extended,
+    batch_invert, compress_with_inverse, decompress, decompress_many, Addend, Cached, CachedLimbs,
+    Constants, Extended,
 };
 use std::ops::Range;
 
@@ -79,9 +82,16 @@ fn build_tables<F: LaneField>(
     keep: u8,
     out: &mut Vec<Table<F>>,
 ) {
-    let m = multiples(c, p, 9);
-    for lane in (0..F::LANES).filter(|l| keep >> l & 1 == 1) {
-        out.push(core::array::from_fn(|j| m[j].lane(lane)));
+    let first = out.len();
+    let lanes: Vec<usize> = (0..F::LANES).filter(|l| keep >> l & 1 == 1).collect();
+    out.resize_with(first + lanes.len(), Default::default);
+    for (j, m) in multiples(c, p, 9).iter().enumerate() {
+        for (k, coordinate) in [m.y_plus_x, m.y_minus_x, m.z, m.t2d].iter().enumerate() {
+            let rows = coordinate.to_lane_limbs();
+            for (table, &lane) in out[first..].iter_mut().zip(&lanes) {
+                table[j][k] = rows[lane];
+            }
+        }
     }
 }
 
@@ -113,9 +123,11 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
 ) {
     let c = Constants::<F>::new();
     clock.lap(None);
+    let lanes = lanes.clamp(1, F::LANES);
 
-    // 1. Keys.
-    let mut with_table: Vec<(Range<usize>, u32)> = Vec::with_capacity(groups.len());
+    // 1. The byte checks on every key and signature, and every k at once on the
+    // multi-buffer hash: none of it needs a decoded key. A job's `table` holds its
+    // group's ordinal in `to_decode` until that key is decoded.
     let mut to_decode = Vec::with_capacity(groups.len());
     for range in groups {
         match precheck_key(rules, entries[range.start].public_key) {
@@ -123,53 +135,81 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
             Ok(()) => to_decode.push(range.clone()),
         }
     }
+    let by_ordinal: Vec<(Range<usize>, u32)> = to_decode
+        .iter()
+        .enumerate()
+        .map(|(ordinal, range)| (range.clone(), ordinal as u32))
+        .collect();
+    let jobs = prepare_jobs::<W>(rules, entries, &by_ordinal, out);
+    clock.lap(Some(Stage::Hash));
+
+    // 2. Keys `KEY_VECTORS · F::LANES` at a time, each pass followed at once by the
+    // ladders its tables complete, so a table is read while it is still in the nearest caches (a
+    // unit's tables together outgrow them: 512 keys take ~740 KB on IFMA). Jobs wait
+    // in `ready` until a full chunk of `lanes` has its tables; a key that fails to
+    // decode rejects its whole group (over any signature verdicts set above) and its
+    // jobs are dropped.
     let mut tables: Vec<Table<F>> = Vec::with_capacity(to_decode.len());
-    for chunk in to_decode.chunks(F::LANES) {
-        let DecodedKeys {
-            minus_a,
-            decoded,
-            small,
-            keep,
-        } = decode_keys(rules, &c, entries, chunk);
-        build_tables(&c, &minus_a, keep, &mut tables);
-        let mut next = tables.len() as u32 - keep.count_ones();
-        for (lane, range) in chunk.iter().enumerate() {
-            if decoded >> lane & 1 == 0 {
-                reject_group(entries, range, Reject::BadPublicKey, out);
-            } else if small >> lane & 1 == 1 {
-                reject_group(entries, range, Reject::SmallOrderKey, out);
-            } else {
-                with_table.push((range.clone(), next));
-                next += 1;
+    let mut table_of = vec![u32::MAX; to_decode.len()];
+    let mut ready: Vec<Job> = Vec::with_capacity(2 * F::LANES);
+    let mut ran: Vec<Job> = Vec::with_capacity(jobs.len());
+    let mut sums: Vec<Extended<F>> = Vec::with_capacity(jobs.len().div_ceil(lanes));
+    let mut jobs = jobs.into_iter().peekable();
+    // Two vectors of keys per pass: their square roots interleave.
+    const KEY_VECTORS: usize = 2;
+    for (n, chunk) in to_decode.chunks(KEY_VECTORS * F::LANES).enumerate() {
+        let decoded_keys = decode_keys::<F, KEY_VECTORS>(rules, &c, entries, chunk);
+        for (v, keys) in decoded_keys.iter().enumerate() {
+            let first = v * F::LANES;
+            if first >= chunk.len() {
+                break;
+            }
+            build_tables(&c, &keys.minus_a, keys.keep, &mut tables);
+            let mut next = tables.len() as u32 - keys.keep.count_ones();
+            for (lane, range) in chunk[first..].iter().take(F::LANES).enumerate() {
+                if keys.decoded >> lane & 1 == 0 {
+                    reject_group(entries, range, Reject::BadPublicKey, out);
+                } else if keys.small >> lane & 1 == 1 {
+                    reject_group(entries, range, Reject::SmallOrderKey, out);
+                } else {
+                    table_of[n * KEY_VECTORS * F::LANES + first + lane] = next;
+                    next += 1;
+                }
             }
         }
+        clock.lap(Some(Stage::Keys));
+
+        let decoded_up_to = (n * KEY_VECTORS * F::LANES + chunk.len()) as u32;
+        while let Some(job) = jobs.next_if(|j| j.table < decoded_up_to) {
+            let table = table_of[job.table as usize];
+            if table != u32::MAX {
+                ready.push(Job { table, ..job });
+            }
+        }
+        let last = decoded_up_to as usize == to_decode.len();
+        while ready.len() >= lanes || (last && !ready.is_empty()) {
+            let take = ready.len().min(lanes);
+            sums.push(sum_chunk(&tables, basepoint_table, &ready[..take]));
+            ran.extend(ready.drain(..take));
+        }
+        clock.lap(Some(Stage::Ladder));
     }
 
-    clock.lap(Some(Stage::Keys));
-
-    // 2. Signatures.
-    let jobs = prepare_jobs::<W>(rules, entries, &with_table, out);
-    clock.lap(Some(Stage::Hash));
-    // `lanes` < F::LANES leaves lanes idle (padded), for measuring scaling only.
-    let chunks: Vec<&[Job]> = jobs.chunks(lanes.clamp(1, F::LANES)).collect();
-    let sums: Vec<Extended<F>> = chunks
-        .iter()
-        .map(|chunk| sum_chunk(&tables, basepoint_table, chunk))
-        .collect();
-    clock.lap(Some(Stage::Ladder));
+    let chunks: Vec<&[Job]> = ran.chunks(lanes).collect();
     finish(rules, &c, &sums, &chunks, out);
     clock.lap(Some(Stage::Finish));
 }
 
-/// The stages of a work unit on the lane path, in the order they run: what
-/// [`crate::ed25519::stage_profile`] reports cycles for.
+/// The stages of a work unit on the lane path: what [`crate::ed25519::stage_profile`]
+/// reports cycles for. `Hash` runs first, then `Keys` and `Ladder` alternate (a pass of
+/// keys, then the signatures it made ready), then `Finish`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
-    /// Byte checks on the keys, decoding them in lanes (a square root each), the small-
-    /// order test and each key's table of multiples.
+    /// Decoding keys in lanes (a square root each), the small-order test and each key's
+    /// table of multiples.
     Keys,
-    /// Byte checks on the signatures, k = SHA-512(R ‖ A ‖ M) on the multi-buffer hash,
-    /// and its reduction mod L.
+    /// Byte checks on keys and signatures, k = SHA-512(R ‖ A ‖ M) on the multi-buffer
+    /// hash, and its reduction mod L.
     Hash,
     /// [S]B − [k]A: the digit recoding and the double-scalar loop.
     Ladder,
@@ -179,7 +219,8 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 4] = [Stage::Keys, Stage::Hash, Stage::Ladder, Stage::Finish];
+    /// Hash first; keys and the ladder interleave after it; the final check last.
+    pub const ALL: [Stage; 4] = [Stage::Hash, Stage::Keys, Stage::Ladder, Stage::Finish];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -236,29 +277,43 @@ struct DecodedKeys<F> {
     keep: u8,
 }
 
-/// Decode the key of each group in `chunk` (at most `F::LANES`) under `rules`.
+/// Decode the key of each group in `chunk` (at most `N·F::LANES`) under `rules`, in
+/// `N` vectors whose square roots run interleaved; vector i holds groups
+/// `i·F::LANES..`, and lanes past the chunk's end repeat its last key (never kept).
 #[inline(always)]
-fn decode_keys<F: LaneField>(
+fn decode_keys<F: LaneField, const N: usize>(
     rules: Rules,
     c: &Constants<F>,
     entries: &[UnitEntry<'_>],
     chunk: &[Range<usize>],
-) -> DecodedKeys<F> {
-    let encodings: [[u8; 32]; MAX_LANES] =
-        core::array::from_fn(|i| *entries[chunk[i.min(chunk.len() - 1)].start].public_key);
-    let (a, decoded) = decompress(c, &encodings[..F::LANES]);
-    let small = if rules.reject_small_order {
-        a.small_order_mask()
-    } else {
-        0
-    };
-    let live = ((1u16 << chunk.len()) - 1) as u8;
-    DecodedKeys {
-        minus_a: a.neg(),
-        decoded,
-        small,
-        keep: live & decoded & !small,
-    }
+) -> [DecodedKeys<F>; N] {
+    let encodings: [[[u8; 32]; MAX_LANES]; N] = core::array::from_fn(|v| {
+        core::array::from_fn(|i| {
+            let group = (v * F::LANES + i).min(chunk.len() - 1);
+            *entries[chunk[group].start].public_key
+        })
+    });
+    let flat: Vec<[u8; 32]> = encodings
+        .iter()
+        .flat_map(|lanes| lanes[..F::LANES].iter().copied())
+        .collect();
+    let decoded_vectors = decompress_many::<F, N>(c, &flat);
+    core::array::from_fn(|v| {
+        let (a, decoded) = decoded_vectors[v];
+        let small = if rules.reject_small_order {
+            a.small_order_mask()
+        } else {
+            0
+        };
+        let in_chunk = chunk.len().saturating_sub(v * F::LANES).min(F::LANES);
+        let live = ((1u16 << in_chunk) - 1) as u8;
+        DecodedKeys {
+            minus_a: a.neg(),
+            decoded,
+            small,
+            keep: live & decoded & !small,
+        }
+    })
 }
 
 /// Every entry of `range` is invalid for the same reason (its key's).
@@ -410,31 +465,76 @@ fn finish<F: LaneField>(
         }
         return;
     }
-    for (sum, chunk) in sums.iter().zip(chunks) {
-        let r_encodings: [[u8; 32]; MAX_LANES] =
-            core::array::from_fn(|i| chunk[i.min(chunk.len() - 1)].r);
-        let (r, decoded) = decompress(c, &r_encodings[..F::LANES]);
-        let small = if rules.reject_small_order {
-            r.small_order_mask()
+    // R decoded two chunks at a time, their square roots interleaved.
+    let mut at = 0;
+    while at < sums.len() {
+        if at + 1 < sums.len() {
+            let r = decode_r::<F, 2>(c, &chunks[at..at + 2]);
+            for (i, (point, decoded)) in r.iter().enumerate() {
+                check_cofactored(
+                    rules,
+                    c,
+                    &sums[at + i],
+                    point,
+                    *decoded,
+                    chunks[at + i],
+                    out,
+                );
+            }
+            at += 2;
         } else {
-            0
-        };
-        let holds = sum
-            .add(&r.neg().to_cached(c))
-            .to_extended()
-            .small_order_mask();
-        for (lane, j) in chunk.iter().enumerate() {
-            let bit = |m: u8| m >> lane & 1 == 1;
-            out[j.slot as usize] = if !bit(decoded) {
-                Verdict::Invalid(Reject::BadSignatureR)
-            } else if bit(small) {
-                Verdict::Invalid(Reject::SmallOrderR)
-            } else if bit(holds) {
-                Verdict::Valid
-            } else {
-                Verdict::Invalid(Reject::EquationFailed)
-            };
+            let [(point, decoded)] = decode_r::<F, 1>(c, &chunks[at..at + 1]);
+            check_cofactored(rules, c, &sums[at], &point, decoded, chunks[at], out);
+            at += 1;
         }
+    }
+}
+
+/// Each chunk's R in lanes (a ragged chunk repeats its last R), decoded together.
+#[inline(always)]
+fn decode_r<F: LaneField, const N: usize>(
+    c: &Constants<F>,
+    chunks: &[&[Job]],
+) -> [(Extended<F>, u8); N] {
+    let encodings: Vec<[u8; 32]> = chunks
+        .iter()
+        .flat_map(|chunk| (0..F::LANES).map(|i| chunk[i.min(chunk.len() - 1)].r))
+        .collect();
+    decompress_many::<F, N>(c, &encodings)
+}
+
+/// The cofactored verdicts of one chunk: [8]([S]B − [k]A − R) = O in each lane, R
+/// decoded (and not of small order where the policy says so).
+#[inline(always)]
+fn check_cofactored<F: LaneField>(
+    rules: Rules,
+    c: &Constants<F>,
+    sum: &Extended<F>,
+    r: &Extended<F>,
+    decoded: u8,
+    chunk: &[Job],
+    out: &mut [Verdict],
+) {
+    let small = if rules.reject_small_order {
+        r.small_order_mask()
+    } else {
+        0
+    };
+    let holds = sum
+        .add(&r.neg().to_cached(c))
+        .to_extended()
+        .small_order_mask();
+    for (lane, j) in chunk.iter().enumerate() {
+        let bit = |m: u8| m >> lane & 1 == 1;
+        out[j.slot as usize] = if !bit(decoded) {
+            Verdict::Invalid(Reject::BadSignatureR)
+        } else if bit(small) {
+            Verdict::Invalid(Reject::SmallOrderR)
+        } else if bit(holds) {
+            Verdict::Valid
+        } else {
+            Verdict::Invalid(Reject::EquationFailed)
+        };
     }
 }
 
@@ -665,8 +765,8 @@ mod op_profile {
         fn select(mask: u8, a: &Self, b: &Self) -> Self {
             Counting(F::select(mask, &a.0, &b.0))
         }
-        fn lane_limbs(&self, lane: usize) -> F::Limbs {
-            self.0.lane_limbs(lane)
+        fn to_lane_limbs(&self) -> [F::Limbs; MAX_LANES] {
+            self.0.to_lane_limbs()
         }
         fn from_lane_limbs(rows: &[&F::Limbs]) -> Self {
             Counting(F::from_lane_limbs(rows))

@@ -4,7 +4,7 @@
 //! uses them. The addition law is complete on this curve (d is not a square), so the
 //! identity and small-order points need no special case in any lane.
 
-use super::super::field::LaneField;
+use super::super::field::{LaneField, MAX_LANES};
 
 /// Little-endian d = −121665/121666, 2d and √−1 mod p.
 const D_BYTES: [u8; 32] = [
@@ -255,12 +255,14 @@ impl<F: LaneField> Cached<F> {
 
     /// Lane `lane` as stored limbs.
     pub fn lane(&self, lane: usize) -> CachedLimbs<F> {
-        [
-            self.y_plus_x.lane_limbs(lane),
-            self.y_minus_x.lane_limbs(lane),
-            self.z.lane_limbs(lane),
-            self.t2d.lane_limbs(lane),
-        ]
+        self.lanes()[lane]
+    }
+
+    /// Every lane as stored limbs (each coordinate transposed once).
+    #[inline(always)]
+    pub fn lanes(&self) -> [CachedLimbs<F>; MAX_LANES] {
+        let coords = [self.y_plus_x, self.y_minus_x, self.z, self.t2d].map(|f| f.to_lane_limbs());
+        core::array::from_fn(|lane| core::array::from_fn(|k| coords[k][lane]))
     }
 }
 
@@ -287,13 +289,11 @@ impl<F: LaneField> Addend<F> for Cached<F> {
 }
 
 impl<F: LaneField> Affine<F> {
-    /// Lane `lane` as stored limbs.
-    pub fn lane(&self, lane: usize) -> AffineLimbs<F> {
-        [
-            self.y_plus_x.lane_limbs(lane),
-            self.y_minus_x.lane_limbs(lane),
-            self.xy2d.lane_limbs(lane),
-        ]
+    /// Every lane as stored limbs (each coordinate transposed once).
+    #[inline(always)]
+    pub fn lanes(&self) -> [AffineLimbs<F>; MAX_LANES] {
+        let coords = [self.y_plus_x, self.y_minus_x, self.xy2d].map(|f| f.to_lane_limbs());
+        core::array::from_fn(|lane| core::array::from_fn(|k| coords[k][lane]))
     }
 
     /// The affine form of `p` given 1/Z (the caller inverts many Z at once).
@@ -328,56 +328,74 @@ impl<F: LaneField> Addend<F> for Affine<F> {
     }
 }
 
-/// x^(2^250 − 1) and x^11, the shared start of inversion and square root (ref10's chain).
+/// `N` independent elements, run through one exponentiation step by step together:
+/// a chain of squarings is bound by the multiplier's latency, and interleaving N
+/// chains fills the gaps (two decodings cost little more than one).
 #[inline(always)]
-fn pow22501<F: LaneField>(x: &F) -> (F, F) {
-    let t0 = x.square();
-    let t1 = t0.square().square();
-    let t2 = x.mul(&t1);
-    let t3 = t0.mul(&t2);
-    let t4 = t3.square();
-    let t5 = t2.mul(&t4);
-    let t6 = t5.pow2k(5);
-    let t7 = t6.mul(&t5);
-    let t8 = t7.pow2k(10);
-    let t9 = t8.mul(&t7);
-    let t10 = t9.pow2k(20);
-    let t11 = t10.mul(&t9);
-    let t12 = t11.pow2k(10);
-    let t13 = t12.mul(&t7);
-    let t14 = t13.pow2k(50);
-    let t15 = t14.mul(&t13);
-    let t16 = t15.pow2k(100);
-    let t17 = t16.mul(&t15);
-    let t18 = t17.pow2k(50);
-    let t19 = t18.mul(&t13);
+fn squares<F: LaneField, const N: usize>(x: &[F; N], k: u32) -> [F; N] {
+    let mut x = *x;
+    for _ in 0..k {
+        x = x.map(|v| v.square());
+    }
+    x
+}
+
+#[inline(always)]
+fn products<F: LaneField, const N: usize>(a: &[F; N], b: &[F; N]) -> [F; N] {
+    core::array::from_fn(|i| a[i].mul(&b[i]))
+}
+
+/// x^(2^250 − 1) and x^11 of each element, the shared start of inversion and square
+/// root (ref10's chain).
+#[inline(always)]
+fn pow22501<F: LaneField, const N: usize>(x: &[F; N]) -> ([F; N], [F; N]) {
+    let t0 = squares(x, 1);
+    let t1 = squares(&t0, 2);
+    let t2 = products(x, &t1);
+    let t3 = products(&t0, &t2);
+    let t4 = squares(&t3, 1);
+    let t5 = products(&t2, &t4);
+    let t7 = products(&squares(&t5, 5), &t5);
+    let t9 = products(&squares(&t7, 10), &t7);
+    let t11 = products(&squares(&t9, 20), &t9);
+    let t13 = products(&squares(&t11, 10), &t7);
+    let t15 = products(&squares(&t13, 50), &t13);
+    let t17 = products(&squares(&t15, 100), &t15);
+    let t19 = products(&squares(&t17, 50), &t13);
     (t19, t3)
 }
 
 /// x^(p − 2) = 1/x (0 for 0).
 #[inline(always)]
 pub(crate) fn invert<F: LaneField>(x: &F) -> F {
-    let (t19, t3) = pow22501(x);
+    let ([t19], [t3]) = pow22501(&[*x]);
     t19.pow2k(5).mul(&t3)
 }
 
-/// (was u/v a square, the non-negative root r of r² = u/v), as curve25519-dalek's
-/// `sqrt_ratio_i` (with r = 0 when u = 0).
+/// For each (u, v): (was u/v a square, the non-negative root r of r² = u/v), as
+/// curve25519-dalek's `sqrt_ratio_i` (with r = 0 when u = 0).
 #[inline(always)]
-fn sqrt_ratio_i<F: LaneField>(c: &Constants<F>, u: &F, v: &F) -> (u8, F) {
-    let v3 = v.square().mul(v);
-    let v7 = v3.square().mul(v);
-    let uv7 = u.mul(&v7);
+fn sqrt_ratio_i<F: LaneField, const N: usize>(
+    c: &Constants<F>,
+    u: &[F; N],
+    v: &[F; N],
+) -> [(u8, F); N] {
+    let v3: [F; N] = core::array::from_fn(|i| v[i].square().mul(&v[i]));
+    let uv7: [F; N] = core::array::from_fn(|i| u[i].mul(&v3[i].square().mul(&v[i])));
     let (t19, _) = pow22501(&uv7);
-    let r = u.mul(&v3).mul(&t19.pow2k(2).mul(&uv7)); // (u·v³)(u·v⁷)^((p−5)/8)
-    let check = v.mul(&r.square());
-    let neg_u = u.neg();
-    let correct = check.sub(u).zero_mask();
-    let flipped = check.sub(&neg_u).zero_mask();
-    let flipped_i = check.sub(&neg_u.mul(&c.sqrt_m1)).zero_mask();
-    let r = F::select(flipped | flipped_i, &r.mul(&c.sqrt_m1), &r);
-    let r = F::select(r.odd_mask(), &r.neg(), &r);
-    (correct | flipped, r)
+    let t = squares(&t19, 2);
+    core::array::from_fn(|i| {
+        let (u, v) = (&u[i], &v[i]);
+        let r = u.mul(&v3[i]).mul(&t[i].mul(&uv7[i])); // (u·v³)(u·v⁷)^((p−5)/8)
+        let check = v.mul(&r.square());
+        let neg_u = u.neg();
+        let correct = check.sub(u).zero_mask();
+        let flipped = check.sub(&neg_u).zero_mask();
+        let flipped_i = check.sub(&neg_u.mul(&c.sqrt_m1)).zero_mask();
+        let r = F::select(flipped | flipped_i, &r.mul(&c.sqrt_m1), &r);
+        let r = F::select(r.odd_mask(), &r.neg(), &r);
+        (correct | flipped, r)
+    })
 }
 
 /// Decode each lane's encoding exactly as curve25519-dalek's `decompress` does: y from
@@ -389,22 +407,39 @@ pub(crate) fn decompress<F: LaneField>(
     c: &Constants<F>,
     encodings: &[[u8; 32]],
 ) -> (Extended<F>, u8) {
-    let y = F::from_bytes(encodings);
-    let yy = y.square();
-    let u = yy.sub(&F::one());
-    let v = yy.mul(&c.d).add(&F::one());
-    let (ok, x) = sqrt_ratio_i(c, &u, &v);
-    let sign = super::super::field::lane_mask::<F>(|i| encodings[i][31] >> 7 == 1);
-    let x = F::select(sign, &x.neg(), &x);
-    (
-        Extended {
-            x,
-            y,
-            z: F::one(),
-            t: x.mul(&y),
-        },
-        ok,
-    )
+    let [decoded] = decompress_many::<F, 1>(c, encodings);
+    decoded
+}
+
+/// As [`decompress`] for `N` vectors of encodings at once (`encodings` holds
+/// `N·F::LANES`, vector i taking the i-th run of `F::LANES`), their square roots
+/// interleaved.
+#[inline(always)]
+pub(crate) fn decompress_many<F: LaneField, const N: usize>(
+    c: &Constants<F>,
+    encodings: &[[u8; 32]],
+) -> [(Extended<F>, u8); N] {
+    let encodings: [&[[u8; 32]]; N] =
+        core::array::from_fn(|i| &encodings[i * F::LANES..(i + 1) * F::LANES]);
+    let y: [F; N] = encodings.map(F::from_bytes);
+    let yy = y.map(|y| y.square());
+    let u = yy.map(|yy| yy.sub(&F::one()));
+    let v = yy.map(|yy| yy.mul(&c.d).add(&F::one()));
+    let roots = sqrt_ratio_i(c, &u, &v);
+    core::array::from_fn(|i| {
+        let (ok, x) = roots[i];
+        let sign = super::super::field::lane_mask::<F>(|l| encodings[i][l][31] >> 7 == 1);
+        let x = F::select(sign, &x.neg(), &x);
+        (
+            Extended {
+                x,
+                y: y[i],
+                z: F::one(),
+                t: x.mul(&y[i]),
+            },
+            ok,
+        )
+    })
 }
 
 /// Each lane's canonical encoding: y with the sign of x in bit 255.
