@@ -38,16 +38,17 @@ use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use curve25519_dalek::Scalar;
 use point::{
-    batch_invert, compress_with_inverse, decompress, decompress_many, Addend, Cached, CachedLimbs,
-    Constants, Extended,
+    batch_invert, compress_with_inverse, decompress, decompress_many, Addend, Affine, AffineLimbs,
+    Cached, CachedLimbs, Constants, Extended, Projective,
 };
 use std::ops::Range;
 
 /// Multiples 0..8 of one lane's point (entry 0 is the identity).
 type Table<F> = [CachedLimbs<F>; 9];
 
-/// Multiples 0..128 of the base point: signed radix-256 digits of S index it.
-type BaseTable<F> = [CachedLimbs<F>; 129];
+/// Multiples 0..128 of the base point, affine (Z = 1: an addition costs one
+/// multiplication less): signed radix-256 digits of S index it.
+type BaseTable<F> = [AffineLimbs<F>; 129];
 
 /// One signature ready for the lanes; `table` indexes its key's table in the unit.
 struct Job {
@@ -58,9 +59,7 @@ struct Job {
     k: [u8; 32],
 }
 
-/// Multiples 0..count−1 (count ≥ 2) of `p` in every lane, in cached form. On the heap:
-/// the base-point table's 129 multiples of eight lanes would take ~165 KB of stack, too
-/// much for the threads of some hosts (musl, embedded runtimes) that call the engine.
+/// Multiples 0..count−1 (count ≥ 2) of `p` in every lane, in cached form.
 #[inline(always)]
 fn multiples<F: LaneField>(c: &Constants<F>, p: &Extended<F>, count: usize) -> Vec<Cached<F>> {
     let p_cached = p.to_cached(c);
@@ -103,7 +102,18 @@ fn basepoint_table<F: LaneField>(c: &Constants<F>) -> Box<BaseTable<F>> {
         c,
         &[ED25519_BASEPOINT_COMPRESSED.to_bytes(); MAX_LANES][..F::LANES],
     );
-    let rows: Vec<CachedLimbs<F>> = multiples(c, &b, 129).iter().map(|m| m.lane(0)).collect();
+    let b_cached = b.to_cached(c);
+    let mut points = vec![Extended::identity(), b];
+    while points.len() < 129 {
+        let next = points[points.len() - 1].add(&b_cached).to_extended();
+        points.push(next);
+    }
+    let z_inv = batch_invert(&points.iter().map(|p| p.z).collect::<Vec<F>>());
+    let rows: Vec<AffineLimbs<F>> = points
+        .iter()
+        .zip(&z_inv)
+        .map(|(p, z_inv)| Affine::from_extended(c, p, z_inv).lanes()[0])
+        .collect();
     rows.into_boxed_slice()
         .try_into()
         .unwrap_or_else(|_| unreachable!("129 multiples"))
@@ -421,21 +431,43 @@ fn sum_chunk<F: LaneField>(
     let key_tables: [&Table<F>; MAX_LANES] =
         core::array::from_fn(|i| &tables[job(i).table as usize]);
 
-    // acc = Σ_w 16^w·k_w·(−A) + Σ_j 256^j·s_j·B, from the top window down: s_j joins
-    // at window 2j, since 256^j = 16^(2j).
-    let mut acc = Extended::<F>::identity();
-    for w in (0..64).rev() {
-        if w != 63 {
-            acc = acc.mul_by_16();
-        }
-        let a: Cached<F> = pick(&k_digits, w, |i| &key_tables[i][..]);
-        acc = acc.add(&a).to_extended();
-        if w % 2 == 0 {
-            let b: Cached<F> = pick(&s_digits, w / 2, |_| &basepoint_table[..]);
-            acc = acc.add(&b).to_extended();
-        }
+    // acc = Σ_w 16^w·k_w·(−A) + Σ_j 256^j·s_j·B, from the top window down. A sum that
+    // only feeds the next window's doublings stays projective: T (one multiplication)
+    // is computed only where an addition reads it.
+    let key_rows = |i: usize| &key_tables[i][..];
+    let mut acc = Projective::<F>::identity();
+    for w in (1..64).rev() {
+        acc = window(&acc, w, &k_digits, &s_digits, key_rows, basepoint_table).to_projective();
     }
-    acc
+    window(&acc, 0, &k_digits, &s_digits, key_rows, basepoint_table).to_extended()
+}
+
+/// One window of `sum_chunk`: [16]acc (acc itself in the top window, where it is the
+/// identity) plus k_w·(−A), plus s_(w/2)·B in even windows (256^j = 16^(2j)).
+#[inline(always)]
+fn window<'t, F: LaneField>(
+    acc: &Projective<F>,
+    w: usize,
+    k_digits: &[[i16; 64]; MAX_LANES],
+    s_digits: &[[i16; 32]; MAX_LANES],
+    key_rows: impl Fn(usize) -> &'t [CachedLimbs<F>],
+    basepoint_table: &BaseTable<F>,
+) -> point::Completed<F>
+where
+    F::Limbs: 't,
+{
+    let scaled = if w == 63 {
+        Extended::identity()
+    } else {
+        acc.mul_by_16()
+    };
+    let a: Cached<F> = pick(k_digits, w, key_rows);
+    let with_k = scaled.add(&a);
+    if w % 2 == 1 {
+        return with_k;
+    }
+    let b: Affine<F> = pick(s_digits, w / 2, |_| &basepoint_table[..]);
+    with_k.to_extended().add_affine(&b)
 }
 
 /// The verdicts of a unit's chunks, whose lanes hold [S]B − [k]A in `sums`: `Strict`
@@ -690,8 +722,10 @@ lane_backend!(
     ifma,
     super::super::field::ifma::Fe8,
     super::super::sha512::avx512::Words8,
-    "avx2,avx512f,avx512ifma",
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")
+    "avx2,avx512f,avx512dq,avx512ifma",
+    is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512dq")
+        && is_x86_feature_detected!("avx512ifma")
 );
 
 /// The operation profile of the lane path, counted exactly: a field wrapper counts

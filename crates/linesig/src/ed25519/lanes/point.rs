@@ -174,16 +174,6 @@ impl<F: LaneField> Extended<F> {
         }
     }
 
-    /// [16]self: four doublings, the first three staying projective.
-    #[inline(always)]
-    pub fn mul_by_16(&self) -> Self {
-        let mut p = self.to_projective();
-        for _ in 0..3 {
-            p = p.double().to_projective();
-        }
-        p.double().to_extended()
-    }
-
     /// Lanes where [8]self is the identity, i.e. self has small order.
     #[inline(always)]
     pub fn small_order_mask(&self) -> u8 {
@@ -196,6 +186,26 @@ impl<F: LaneField> Extended<F> {
 }
 
 impl<F: LaneField> Projective<F> {
+    #[inline(always)]
+    pub fn identity() -> Self {
+        Projective {
+            x: F::zero(),
+            y: F::one(),
+            z: F::one(),
+        }
+    }
+
+    /// [16]self: four doublings, the first three staying projective (a doubling reads
+    /// no T, so only the last computes it, for the addition that follows).
+    #[inline(always)]
+    pub fn mul_by_16(&self) -> Extended<F> {
+        let mut p = *self;
+        for _ in 0..3 {
+            p = p.double().to_projective();
+        }
+        p.double().to_extended()
+    }
+
     /// [2]self: 4 squarings (HWCD "dbl-2008-hwcd").
     #[inline(always)]
     pub fn double(&self) -> Completed<F> {
@@ -251,18 +261,6 @@ impl<F: LaneField> Cached<F> {
             z: F::one(),
             t2d: F::zero(),
         }
-    }
-
-    /// Lane `lane` as stored limbs.
-    pub fn lane(&self, lane: usize) -> CachedLimbs<F> {
-        self.lanes()[lane]
-    }
-
-    /// Every lane as stored limbs (each coordinate transposed once).
-    #[inline(always)]
-    pub fn lanes(&self) -> [CachedLimbs<F>; MAX_LANES] {
-        let coords = [self.y_plus_x, self.y_minus_x, self.z, self.t2d].map(|f| f.to_lane_limbs());
-        core::array::from_fn(|lane| core::array::from_fn(|k| coords[k][lane]))
     }
 }
 
