@@ -12,8 +12,8 @@ pub const BACKEND_ENV: &str = "LINESIG_BACKEND";
 #[non_exhaustive]
 pub enum Backend {
     /// Eight signatures per 512-bit vector (AVX-512 IFMA, radix 2^51, 52-bit multiply-
-    /// add); x86-64 with AVX-512F and AVX-512 IFMA (Intel Ice Lake and later server
-    /// parts, AMD Zen 4 and later).
+    /// add); x86-64 with AVX-512 F, DQ and IFMA (Intel Ice Lake and later server parts,
+    /// AMD Zen 4 and later).
     Ifma,
     /// Four signatures per 256-bit vector (AVX2, radix 2^25.5); x86-64 with AVX2.
     /// Exact, tested against every oracle, opt-in: see [`Backend::best`] for why it is

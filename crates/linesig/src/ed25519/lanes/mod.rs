@@ -14,7 +14,7 @@
 //!    `LANES` at a time, while those tables are still in the nearest caches:
 //!    [S]B + [k](−A) by Horner over 64 signed radix-16 windows of k (four doublings and
 //!    one addition from the key's table per window) with S in 32 signed radix-256 digits
-//!    added every other window from a static table of 0..128·B (so B costs 32 additions
+//!    added every other window from a static affine table of 0..128·B (so B costs 32 additions
 //!    and no doublings of its own; the same schedule in every lane).
 //! 3. `Strict` compresses the sums (one inversion shared by the whole unit) and compares
 //!    bytes with R; the cofactored policies decode R (two vectors interleaved) and test
@@ -970,11 +970,12 @@ mod op_profile {
                 per_sig(add),
                 per_sig(encode)
             );
-            // Main loop: 63 × [16]P (16 S + 13 M), 64 key and 32 base-point additions
-            // (8 M each with the conversion back to extended); plus decoding A (and R),
-            // the key's table, and the final check.
+            // Main loop: 63 × [16]P (16 S + 13 M), 64 key additions (4 M, then 3 M back
+            // to projective or 4 M to extended) and 32 affine base-point additions (3 M,
+            // then 3 M to projective): 1,492 M; plus decoding A (and R), the key's
+            // table, and the final check. Strict counts 1,591 M, zip215 1,616 M.
             assert!(
-                per_sig(mul) < 2000.0 && per_sig(square) < 1650.0,
+                per_sig(mul) < 1650.0 && per_sig(square) < 1650.0,
                 "{policy}"
             );
         }
