@@ -332,7 +332,7 @@ mod tests {
                 core::array::from_fn(|i| x[i]),
                 core::array::from_fn(|i| y[i]),
             );
-            // SAFETY: the CPU has AVX-512F and IFMA (checked above).
+            // SAFETY: the CPU has AVX-512F, DQ and IFMA (checked above).
             let (a, b) = unsafe { (from_limb_lanes(&xa), from_limb_lanes(&ya)) };
             check("mul at bound", a.mul(&b), |l| value(&xa[l]) * value(&ya[l]));
             check("square at bound", a.square(), |l| {
