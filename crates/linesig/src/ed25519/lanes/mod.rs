@@ -297,17 +297,10 @@ fn decode_keys<F: LaneField, const N: usize>(
     entries: &[UnitEntry<'_>],
     chunk: &[Range<usize>],
 ) -> [DecodedKeys<F>; N] {
-    let encodings: [[[u8; 32]; MAX_LANES]; N] = core::array::from_fn(|v| {
-        core::array::from_fn(|i| {
-            let group = (v * F::LANES + i).min(chunk.len() - 1);
-            *entries[chunk[group].start].public_key
-        })
-    });
-    let flat: Vec<[u8; 32]> = encodings
-        .iter()
-        .flat_map(|lanes| lanes[..F::LANES].iter().copied())
+    let encodings: Vec<[u8; 32]> = (0..N * F::LANES)
+        .map(|group| *entries[chunk[group.min(chunk.len() - 1)].start].public_key)
         .collect();
-    let decoded_vectors = decompress_many::<F, N>(c, &flat);
+    let decoded_vectors = decompress_many::<F, N>(c, &encodings);
     core::array::from_fn(|v| {
         let (a, decoded) = decoded_vectors[v];
         let small = if rules.reject_small_order {
@@ -498,26 +491,17 @@ fn finish<F: LaneField>(
         return;
     }
     // R decoded two chunks at a time, their square roots interleaved.
-    let mut at = 0;
-    while at < sums.len() {
-        if at + 1 < sums.len() {
-            let r = decode_r::<F, 2>(c, &chunks[at..at + 2]);
-            for (i, (point, decoded)) in r.iter().enumerate() {
-                check_cofactored(
-                    rules,
-                    c,
-                    &sums[at + i],
-                    point,
-                    *decoded,
-                    chunks[at + i],
-                    out,
-                );
-            }
-            at += 2;
+    for (sums, chunks) in sums.chunks(2).zip(chunks.chunks(2)) {
+        let (pair, single);
+        let decoded_r: &[(Extended<F>, u8)] = if chunks.len() == 2 {
+            pair = decode_r::<F, 2>(c, chunks);
+            &pair
         } else {
-            let [(point, decoded)] = decode_r::<F, 1>(c, &chunks[at..at + 1]);
-            check_cofactored(rules, c, &sums[at], &point, decoded, chunks[at], out);
-            at += 1;
+            single = decode_r::<F, 1>(c, chunks);
+            &single
+        };
+        for ((sum, chunk), (r, decoded)) in sums.iter().zip(chunks).zip(decoded_r) {
+            check_cofactored(rules, c, sum, r, *decoded, chunk, out);
         }
     }
 }
