@@ -15,7 +15,10 @@
 
 use super::point::batch_invert;
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
-use super::{decode_keys, finish, lane_digits, pick, prepare_jobs, Job};
+use super::{
+    decode_keys, entries as table_entries, finish, lane_digits, prepare_jobs, Job, Ladder,
+    LadderSteps,
+};
 use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
 use crate::ed25519::sha512::LaneWords;
@@ -125,9 +128,9 @@ pub(crate) fn basepoint_table<F: LaneField>() -> FixedBaseTable<F> {
 /// whose path rejects it with its reason, so the cache changes no verdict.
 #[inline(always)]
 pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
+    ladder: Ladder<'_, impl LadderSteps<F>, FixedBaseTable<F>>,
     rules: Rules,
     lanes: usize,
-    basepoint: &FixedBaseTable<F>,
     cache: &KeyCache,
     entries: &[UnitEntry<'_>],
     groups: Vec<Range<usize>>,
@@ -186,7 +189,7 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
     let chunks: Vec<&[Job]> = jobs.chunks(lanes.clamp(1, F::LANES)).collect();
     let sums: Vec<Extended<F>> = chunks
         .iter()
-        .map(|chunk| sum_chunk(&tables, basepoint, chunk))
+        .map(|chunk| sum_chunk(ladder, &tables, chunk))
         .collect();
     finish(rules, &c, &sums, &chunks, out);
     cold
@@ -195,10 +198,14 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
 /// [S]B + [k](−A) for up to `F::LANES` jobs whose keys have tables: 51 + 32 additions.
 #[inline(always)]
 fn sum_chunk<F: LaneField>(
+    ladder: Ladder<'_, impl LadderSteps<F>, FixedBaseTable<F>>,
     tables: &[&FixedBaseTable<F>],
-    basepoint: &FixedBaseTable<F>,
     chunk: &[Job],
 ) -> Extended<F> {
+    let Ladder {
+        steps,
+        base: basepoint,
+    } = ladder;
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
     let k_digits = lane_digits::<F, KEY_WINDOW, KEY_POSITIONS>(chunk, |j| &j.k);
     let s_digits = lane_digits::<F, BASE_WINDOW, BASE_POSITIONS>(chunk, |j| &j.s);
@@ -221,15 +228,17 @@ fn sum_chunk<F: LaneField>(
             None => prefetch(key_row(i, ahead)),
             Some(b) => prefetch(base_row(i, b)),
         });
-        let a: Affine<F> = pick(&k_digits, j, |i| key_tables[i].position(j));
-        acc = acc.add_affine(&a).to_extended();
+        let (rows, negate) =
+            table_entries::<F, _, KEY_POSITIONS>(&k_digits, j, |i| key_tables[i].position(j));
+        steps.add::<Affine<F>>(&mut acc, &rows[..F::LANES], negate, true);
     }
     for j in 0..BASE_POSITIONS {
         if j + PREFETCH_AHEAD < BASE_POSITIONS {
             (0..F::LANES).for_each(|i| prefetch(base_row(i, j + PREFETCH_AHEAD)));
         }
-        let b: Affine<F> = pick(&s_digits, j, |_| basepoint.position(j));
-        acc = acc.add_affine(&b).to_extended();
+        let (rows, negate) =
+            table_entries::<F, _, BASE_POSITIONS>(&s_digits, j, |_| basepoint.position(j));
+        steps.add::<Affine<F>>(&mut acc, &rows[..F::LANES], negate, true);
     }
     acc
 }
@@ -287,12 +296,14 @@ mod tests {
             let d2: [[i16; BASE_POSITIONS]; MAX_LANES] = [s_digits; MAX_LANES];
             let mut acc = Extended::<Fe1>::identity();
             for j in 0..KEY_POSITIONS {
-                let a: Affine<Fe1> = pick(&d1, j, |_| table.position(j));
-                acc = acc.add_affine(&a).to_extended();
+                let (rows, negate) =
+                    table_entries::<Fe1, _, KEY_POSITIONS>(&d1, j, |_| table.position(j));
+                acc.add_assign::<Affine<Fe1>>(&rows[..1], negate, true);
             }
             for j in 0..BASE_POSITIONS {
-                let b: Affine<Fe1> = pick(&d2, j, |_| base.position(j));
-                acc = acc.add_affine(&b).to_extended();
+                let (rows, negate) =
+                    table_entries::<Fe1, _, BASE_POSITIONS>(&d2, j, |_| base.position(j));
+                acc.add_assign::<Affine<Fe1>>(&rows[..1], negate, true);
             }
             let mut got = [[0u8; 32]];
             super::super::point::compress(&acc, &mut got);

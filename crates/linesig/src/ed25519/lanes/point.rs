@@ -93,6 +93,8 @@ pub(crate) type AffineLimbs<F> = [<F as LaneField>::Limbs; 3];
 pub(crate) trait Addend<F: LaneField>: Sized {
     type Row;
     fn gather(rows: &[&Self::Row], negate: u8) -> Self;
+    /// p + self, before the final multiplications.
+    fn add_to(&self, p: &Extended<F>) -> Completed<F>;
 }
 
 /// Field element `k` of each lane's row.
@@ -174,6 +176,26 @@ impl<F: LaneField> Extended<F> {
         }
     }
 
+    /// self ← self + ±q, q lane i's entry `rows[i]`, negated in the lanes of `negate`.
+    /// T is computed only `with_t`; without it T is left stale, for a doubling (which
+    /// reads no T) to follow.
+    #[inline(always)]
+    pub fn add_assign<A: Addend<F>>(&mut self, rows: &[&A::Row], negate: u8, with_t: bool) {
+        let sum = A::gather(rows, negate).add_to(self);
+        self.x = sum.x.mul(&sum.t);
+        self.y = sum.y.mul(&sum.z);
+        self.z = sum.z.mul(&sum.t);
+        if with_t {
+            self.t = sum.x.mul(&sum.y);
+        }
+    }
+
+    /// self ← [16]self, reading no T.
+    #[inline(always)]
+    pub fn mul_by_16_assign(&mut self) {
+        *self = self.to_projective().mul_by_16();
+    }
+
     /// Lanes where [8]self is the identity, i.e. self has small order.
     #[inline(always)]
     pub fn small_order_mask(&self) -> u8 {
@@ -186,15 +208,6 @@ impl<F: LaneField> Extended<F> {
 }
 
 impl<F: LaneField> Projective<F> {
-    #[inline(always)]
-    pub fn identity() -> Self {
-        Projective {
-            x: F::zero(),
-            y: F::one(),
-            z: F::one(),
-        }
-    }
-
     /// [16]self: four doublings, the first three staying projective (a doubling reads
     /// no T, so only the last computes it, for the addition that follows).
     #[inline(always)]
@@ -284,6 +297,11 @@ impl<F: LaneField> Addend<F> for Cached<F> {
             t2d: F::select(negate, &t2d.neg(), &t2d),
         }
     }
+
+    #[inline(always)]
+    fn add_to(&self, p: &Extended<F>) -> Completed<F> {
+        p.add(self)
+    }
 }
 
 impl<F: LaneField> Affine<F> {
@@ -323,6 +341,11 @@ impl<F: LaneField> Addend<F> for Affine<F> {
             y_minus_x: F::select(negate, &ypx, &ymx),
             xy2d: F::select(negate, &xy2d.neg(), &xy2d),
         }
+    }
+
+    #[inline(always)]
+    fn add_to(&self, p: &Extended<F>) -> Completed<F> {
+        p.add_affine(self)
     }
 }
 
