@@ -64,12 +64,13 @@ pub(crate) struct Completed<F> {
     pub t: F,
 }
 
-/// (Y + X, Y − X, Z, 2d·T): the form an addend is kept in.
+/// (Y + X, Y − X, 2Z, 2d·T): the form an addend is kept in (2Z, not Z: the addition
+/// reads only 2·Z1·Z2).
 #[derive(Clone, Copy)]
 pub(crate) struct Cached<F> {
     pub y_plus_x: F,
     pub y_minus_x: F,
-    pub z: F,
+    pub z2: F,
     pub t2d: F,
 }
 
@@ -88,13 +89,12 @@ pub(crate) struct Affine<F> {
 /// One lane's affine point, stored in a table.
 pub(crate) type AffineLimbs<F> = [<F as LaneField>::Limbs; 3];
 
-/// A point form kept in tables as one row of limbs per lane, and gathered back from
-/// one row per lane, negated where asked (signed digits index tables of multiples).
+/// A point form kept in tables as one row of limbs per lane, and added from one row per
+/// lane, negated where asked (signed digits index tables of multiples).
 pub(crate) trait Addend<F: LaneField>: Sized {
     type Row;
-    fn gather(rows: &[&Self::Row], negate: u8) -> Self;
-    /// p + self, before the final multiplications.
-    fn add_to(&self, p: &Extended<F>) -> Completed<F>;
+    /// p ± the rows' point: lane i's from `rows[i]`, negated in the lanes of `negate`.
+    fn add_rows(p: &Extended<F>, rows: &[&Self::Row], negate: u8) -> Completed<F>;
 }
 
 /// Field element `k` of each lane's row.
@@ -140,7 +140,7 @@ impl<F: LaneField> Extended<F> {
         Cached {
             y_plus_x: self.y.add(&self.x),
             y_minus_x: self.y.sub(&self.x),
-            z: self.z,
+            z2: self.z.add(&self.z),
             t2d: self.t.mul(&c.d2),
         }
     }
@@ -151,23 +151,7 @@ impl<F: LaneField> Extended<F> {
         let pp = self.y.add(&self.x).mul(&q.y_plus_x);
         let mm = self.y.sub(&self.x).mul(&q.y_minus_x);
         let tt2d = self.t.mul(&q.t2d);
-        let zz = self.z.mul(&q.z);
-        let zz2 = zz.add(&zz);
-        Completed {
-            x: pp.sub(&mm),
-            y: pp.add(&mm),
-            z: zz2.add(&tt2d),
-            t: zz2.sub(&tt2d),
-        }
-    }
-
-    /// self + q for affine q: 3 multiplications ("madd-2008-hwcd-3").
-    #[inline(always)]
-    pub fn add_affine(&self, q: &Affine<F>) -> Completed<F> {
-        let pp = self.y.add(&self.x).mul(&q.y_plus_x);
-        let mm = self.y.sub(&self.x).mul(&q.y_minus_x);
-        let tt2d = self.t.mul(&q.xy2d);
-        let zz2 = self.z.add(&self.z);
+        let zz2 = self.z.mul(&q.z2);
         Completed {
             x: pp.sub(&mm),
             y: pp.add(&mm),
@@ -181,7 +165,7 @@ impl<F: LaneField> Extended<F> {
     /// reads no T) to follow.
     #[inline(always)]
     pub fn add_assign<A: Addend<F>>(&mut self, rows: &[&A::Row], negate: u8, with_t: bool) {
-        let sum = A::gather(rows, negate).add_to(self);
+        let sum = A::add_rows(self, rows, negate);
         self.x = sum.x.mul(&sum.t);
         self.y = sum.y.mul(&sum.z);
         self.z = sum.z.mul(&sum.t);
@@ -271,7 +255,7 @@ impl<F: LaneField> Cached<F> {
         Cached {
             y_plus_x: F::one(),
             y_minus_x: F::one(),
-            z: F::one(),
+            z2: F::one().add(&F::one()),
             t2d: F::zero(),
         }
     }
@@ -280,27 +264,11 @@ impl<F: LaneField> Cached<F> {
 impl<F: LaneField> Addend<F> for Cached<F> {
     type Row = CachedLimbs<F>;
 
-    /// Lane i from `rows[i]`, negated in the lanes of `negate`: −(x, y) = (−x, y), so
-    /// Y + X and Y − X swap and T changes sign.
     #[inline(always)]
-    fn gather(rows: &[&CachedLimbs<F>], negate: u8) -> Self {
-        let (ypx, ymx, z, t2d): (F, F, F, F) = (
-            gather_column(rows, 0),
-            gather_column(rows, 1),
-            gather_column(rows, 2),
-            gather_column(rows, 3),
-        );
-        Cached {
-            y_plus_x: F::select(negate, &ymx, &ypx),
-            y_minus_x: F::select(negate, &ypx, &ymx),
-            z,
-            t2d: F::select(negate, &t2d.neg(), &t2d),
-        }
-    }
-
-    #[inline(always)]
-    fn add_to(&self, p: &Extended<F>) -> Completed<F> {
-        p.add(self)
+    fn add_rows(p: &Extended<F>, rows: &[&Self::Row], negate: u8) -> Completed<F> {
+        let zz2 = || p.z.mul(&gather_column(rows, 2));
+        let column = |k| move || gather_column(rows, k);
+        add_signed(p, negate, column(0), column(1), column(3), zz2)
     }
 }
 
@@ -328,24 +296,42 @@ impl<F: LaneField> Affine<F> {
 impl<F: LaneField> Addend<F> for Affine<F> {
     type Row = AffineLimbs<F>;
 
-    /// As for cached points: negation swaps y ± x and negates 2d·x·y.
     #[inline(always)]
-    fn gather(rows: &[&AffineLimbs<F>], negate: u8) -> Self {
-        let (ypx, ymx, xy2d): (F, F, F) = (
-            gather_column(rows, 0),
-            gather_column(rows, 1),
-            gather_column(rows, 2),
-        );
-        Affine {
-            y_plus_x: F::select(negate, &ymx, &ypx),
-            y_minus_x: F::select(negate, &ypx, &ymx),
-            xy2d: F::select(negate, &xy2d.neg(), &xy2d),
-        }
+    fn add_rows(p: &Extended<F>, rows: &[&Self::Row], negate: u8) -> Completed<F> {
+        let zz2 = || p.z.add(&p.z);
+        let column = |k| move || gather_column(rows, k);
+        add_signed(p, negate, column(0), column(1), column(2), zz2)
     }
+}
 
-    #[inline(always)]
-    fn add_to(&self, p: &Extended<F>) -> Completed<F> {
-        p.add_affine(self)
+/// p ± q (HWCD add-2008-hwcd-3) with q's coordinates read one at a time, just before
+/// use, so that few are live at once (an addition is register-bound: a product alone
+/// holds 20 accumulators). `zz2` gives 2·Z1·Z2. In the lanes of `negate` q is negated
+/// on p's side instead of q's: −q = (Y−X, Y+X, 2Z, −2dT) swaps the two products, so
+/// p's Y+X and Y−X trade places, and flips the sign of T·2dT, so the completed Z and T
+/// trade places.
+#[inline(always)]
+fn add_signed<F: LaneField>(
+    p: &Extended<F>,
+    negate: u8,
+    q_y_plus_x: impl FnOnce() -> F,
+    q_y_minus_x: impl FnOnce() -> F,
+    q_t2d: impl FnOnce() -> F,
+    zz2: impl FnOnce() -> F,
+) -> Completed<F> {
+    let (p_sum, p_dif) = (p.y.add(&p.x), p.y.sub(&p.x));
+    // Where q is negated, `a` is p's Y−X times −q's and `b` p's Y+X times −q's.
+    let a = F::select(negate, &p_dif, &p_sum).mul(&q_y_plus_x());
+    let b = F::select(negate, &p_sum, &p_dif).mul(&q_y_minus_x());
+    let tt2d = p.t.mul(&q_t2d());
+    let zz2 = zz2();
+    let (plus, minus) = (zz2.add(&tt2d), zz2.sub(&tt2d));
+    let (a_minus_b, b_minus_a) = (a.sub(&b), b.sub(&a));
+    Completed {
+        x: F::select(negate, &b_minus_a, &a_minus_b),
+        y: a.add(&b),
+        z: F::select(negate, &minus, &plus),
+        t: F::select(negate, &plus, &minus),
     }
 }
 
