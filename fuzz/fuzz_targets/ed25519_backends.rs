@@ -27,7 +27,7 @@ fn engines() -> &'static Vec<(Policy, Backend, Engine)> {
         let mut v = Vec::new();
         for policy in [Policy::Strict, Policy::Zip215, Policy::Zip215Strict] {
             for backend in Backend::ALL {
-                if backend.is_supported() {
+                if backend.is_supported_for(Scheme::Ed25519(policy)) {
                     let engine = Engine::builder()
                         .scheme(Scheme::Ed25519(policy))
                         .backend(backend)

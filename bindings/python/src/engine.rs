@@ -61,11 +61,9 @@ impl Engine {
             builder = builder.workers(workers);
         }
         if let Some(name) = backend.filter(|b| !b.eq_ignore_ascii_case("auto")) {
-            let backend: Backend =
-                name.parse()
-                    .map_err(|e: linesig::ed25519::UnknownBackend| {
-                        PyValueError::new_err(e.to_string())
-                    })?;
+            let backend: Backend = name
+                .parse()
+                .map_err(|e: linesig::UnknownBackend| PyValueError::new_err(e.to_string()))?;
             builder = builder.backend(backend);
         }
         let engine = builder

@@ -5,6 +5,7 @@
 
 use crate::bench_leansig;
 use crate::bench_paillier;
+use crate::bench_schema::{rates, Headline, YardstickReport};
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{print_rows, time_row, OperationRow};
 use crate::progress::Progress;
@@ -99,30 +100,16 @@ enum YardstickChoice {
     None,
 }
 
-#[derive(Clone, Copy, Serialize)]
-struct YardstickReport {
-    name: &'static str,
-    wall_seconds: f64,
-    throughput_per_s: f64,
-    throughput_per_cpu_s: Option<f64>,
-    /// linesig throughput / yardstick throughput, wall clock.
-    ratio: f64,
-    /// The same, per CPU-second of each.
-    ratio_per_cpu: Option<f64>,
-    agrees_with_expectation: bool,
-}
-
 #[derive(Serialize)]
 struct RunReport {
-    scheme: &'static str,
-    policy: Option<&'static str>,
-    backend: &'static str,
+    /// The fields every scheme's report shares (`bench_schema`).
+    #[serde(flatten)]
+    head: Headline,
     /// Signatures per vector, where `--lanes` limited them.
     lanes: Option<usize>,
     cores: usize,
-    workers: usize,
+    /// Items per work unit.
     batch: usize,
-    count: usize,
     keys: usize,
     key_distribution: String,
     /// K for `per-key:K` (1 for distinct keys); null for hot and Zipf keys.
@@ -134,20 +121,13 @@ struct RunReport {
     repeats: usize,
     keygen_seconds: f64,
     sign_seconds: f64,
-    wall_seconds: f64,
     wall_seconds_min: f64,
     wall_seconds_max: f64,
-    cpu_seconds: Option<f64>,
-    throughput_per_s: f64,
-    throughput_per_cpu_s: Option<f64>,
-    per_signature_us: f64,
     mismatches: usize,
-    status: &'static str,
     best: bool,
     operations: Vec<OperationRow>,
     /// The first of `yardsticks`, kept for readers of earlier reports.
     yardstick: Option<YardstickReport>,
-    yardsticks: Vec<YardstickReport>,
     /// With `--key-cache-mb`: the cache's counters after the last round.
     key_cache: Option<KeyCacheReport>,
 }
@@ -389,8 +369,9 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
     let best = (0..reports.len())
         .max_by(|&a, &b| {
             reports[a]
+                .head
                 .throughput_per_s
-                .total_cmp(&reports[b].throughput_per_s)
+                .total_cmp(&reports[b].head.throughput_per_s)
         })
         .unwrap_or(0);
     if args.sweep {
@@ -404,10 +385,10 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
     for (r, (engine, _, _)) in reports.iter_mut().zip(&runs) {
         r.key_cache = engine
             .key_cache_stats()
-            .map(|s| cache_report(s, off_throughput, r.throughput_per_s));
+            .map(|s| cache_report(s, off_throughput, r.head.throughput_per_s));
         r.mismatches = r.mismatches.max(off_mismatches);
         if r.mismatches > 0 {
-            r.status = "FAILURE";
+            r.head.status = "FAILURE";
         }
     }
     let success = reports.iter().all(|r| r.mismatches == 0);
@@ -522,45 +503,36 @@ fn report(
     mismatches: usize,
     yardsticks: &[(&Yardstick, YardstickRun)],
 ) -> RunReport {
-    let n = workload.len() as f64;
-    let m = median(timings.to_vec());
-    let wall = m.wall.as_secs_f64();
-    let cpu = m.cpu.map(|c| c.as_secs_f64());
-    let throughput = n / wall;
-    let throughput_cpu = cpu.filter(|&c| c > 0.0).map(|c| n / c);
-    let yardsticks: Vec<YardstickReport> = yardsticks
-        .iter()
-        .map(|(y, run)| {
-            let y_wall = run.timing.wall.as_secs_f64();
-            let y_cpu = run.timing.cpu.map(|c| c.as_secs_f64()).filter(|&c| c > 0.0);
-            let y_throughput = n / y_wall;
-            let y_throughput_cpu = y_cpu.map(|c| n / c);
-            YardstickReport {
-                name: y.name,
-                wall_seconds: y_wall,
-                throughput_per_s: y_throughput,
-                throughput_per_cpu_s: y_throughput_cpu,
-                ratio: throughput / y_throughput,
-                ratio_per_cpu: throughput_cpu.zip(y_throughput_cpu).map(|(a, b)| a / b),
-                agrees_with_expectation: run.agrees,
-            }
-        })
-        .collect();
-    RunReport {
-        scheme: scheme.name(),
-        policy: match scheme {
+    let mut head = Headline::new(
+        scheme.name().to_string(),
+        match scheme {
             Scheme::Ed25519(p) => Some(p.name()),
             _ => None,
         },
-        backend: match scheme {
-            Scheme::MlDsa(_) => linesig::mldsa::backend_label(engine.backend()),
+        match scheme {
+            Scheme::MlDsa(_) => engine.backend().describe(scheme),
             _ => engine.backend().name(),
         },
+        engine.workers(),
+        workload.len(),
+        "signature",
+        median(timings.to_vec()),
+        mismatches == 0,
+    );
+    for (y, run) in yardsticks {
+        let (throughput, throughput_cpu) = rates(workload.len(), run.timing);
+        head.add_yardstick(
+            y.name.to_string(),
+            run.timing.wall.as_secs_f64(),
+            throughput,
+            throughput_cpu,
+            run.agrees,
+        );
+    }
+    RunReport {
         lanes: args.lanes,
         cores,
-        workers: engine.workers(),
         batch: engine.batch_size(),
-        count: workload.len(),
         keys: workload.public_keys.len(),
         key_distribution: args.keys().to_string(),
         msgs_per_key: match args.keys() {
@@ -575,7 +547,6 @@ fn report(
         repeats: timings.len(),
         keygen_seconds: workload.keygen.wall.as_secs_f64(),
         sign_seconds: workload.signing.wall.as_secs_f64(),
-        wall_seconds: wall,
         wall_seconds_min: timings
             .iter()
             .map(|t| t.wall.as_secs_f64())
@@ -584,21 +555,12 @@ fn report(
             .iter()
             .map(|t| t.wall.as_secs_f64())
             .fold(0.0, f64::max),
-        cpu_seconds: cpu,
-        throughput_per_s: throughput,
-        throughput_per_cpu_s: throughput_cpu,
-        per_signature_us: wall * 1e6 / n,
         mismatches,
-        status: if mismatches == 0 {
-            "SUCCESS"
-        } else {
-            "FAILURE"
-        },
         best: false,
         operations: Vec::new(),
-        yardstick: yardsticks.first().copied(),
-        yardsticks,
+        yardstick: head.yardsticks.first().cloned(),
         key_cache: None,
+        head,
     }
 }
 
@@ -660,11 +622,11 @@ fn print_sweep(reports: &[RunReport]) {
         println!(
             "{} {:>7} {:>6} {:>12} {:>14} {:>10.2}{}",
             if r.best { "*" } else { " " },
-            r.workers,
+            r.head.workers,
             r.batch,
-            grouped(r.throughput_per_s),
-            r.throughput_per_cpu_s.map_or("n/a".into(), grouped),
-            r.per_signature_us,
+            grouped(r.head.throughput_per_s),
+            r.head.throughput_per_cpu_s.map_or("n/a".into(), grouped),
+            r.head.per_signature_us,
             if r.best { "  <- best" } else { "" },
         );
     }
@@ -672,16 +634,20 @@ fn print_sweep(reports: &[RunReport]) {
 }
 
 fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
-    println!("linesig bench: {}, backend {}", scheme.label(), r.backend);
+    println!(
+        "linesig bench: {}, backend {}",
+        scheme.label(),
+        r.head.backend
+    );
     println!("CPU cores:              {}", r.cores);
-    println!("Workers:                {}", r.workers);
+    println!("Workers:                {}", r.head.workers);
     println!("Batch size:             {}", r.batch);
     if let Some(n) = r.lanes {
         println!("Lanes in use:           at most {n} per vector");
     }
     println!(
         "Messages per key:       {:.2} on average ({}, {} keys)",
-        r.count as f64 / r.keys.max(1) as f64,
+        r.head.count as f64 / r.keys.max(1) as f64,
         r.key_distribution,
         r.keys
     );
@@ -695,7 +661,7 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
     println!("Time to sign:           {:.3} s", r.sign_seconds);
     println!(
         "Verification time:      {:.3} s (median of {}; min {:.3}, max {:.3})",
-        r.wall_seconds, r.repeats, r.wall_seconds_min, r.wall_seconds_max
+        r.head.wall_seconds, r.repeats, r.wall_seconds_min, r.wall_seconds_max
     );
     if r.mismatches == 0 {
         println!("STATUS: SUCCESS");
@@ -707,8 +673,8 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
     }
     println!(
         "Processed:              {} signatures ({} expected valid, {} expected invalid)",
-        r.count,
-        r.count - r.invalid_count,
+        r.head.count,
+        r.head.count - r.invalid_count,
         r.invalid_count
     );
     println!(
@@ -716,18 +682,18 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
     );
     println!(
         "Throughput:             {} sigs/s wall; {} sigs/s per CPU-second",
-        grouped(r.throughput_per_s),
-        r.throughput_per_cpu_s.map_or("n/a".into(), grouped)
+        grouped(r.head.throughput_per_s),
+        r.head.throughput_per_cpu_s.map_or("n/a".into(), grouped)
     );
     println!(
         "Per signature:          {:.2} us wall{}",
-        r.per_signature_us,
-        r.cpu_seconds.map_or(String::new(), |c| format!(
+        r.head.per_signature_us,
+        r.head.cpu_seconds.map_or(String::new(), |c| format!(
             "; {:.2} us CPU",
-            c * 1e6 / r.count as f64
+            c * 1e6 / r.head.count as f64
         ))
     );
-    for y in &r.yardsticks {
+    for y in &r.head.yardsticks {
         println!(
             "Yardstick:              {}: {} sigs/s ({:.3} s){}",
             y.name,

@@ -7,6 +7,7 @@
 //! interval (1,024 for L18, 131,072 for the lifetime-2^32 instances), as many keys as the
 //! count needs; 32-byte random messages.
 
+use crate::bench_schema::Headline;
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{cycles, print_rows, time_row, OperationRow};
 use crate::CliError;
@@ -70,19 +71,22 @@ struct BatchRun {
 
 #[derive(Serialize)]
 struct LeanSigReport {
-    scheme: &'static str,
+    /// The fields every scheme's report shares (`bench_schema`): the all-workers batch
+    /// run, against the scalar verify row of the same run.
+    #[serde(flatten)]
+    head: Headline,
     reference: &'static str,
-    backend: &'static str,
     lanes: usize,
     cores: usize,
-    count: usize,
+    /// Items per work unit.
+    batch: usize,
     keys: usize,
     epochs_prepared_per_key: u64,
     seed: u64,
     repeats: usize,
     permutations_per_verify: (usize, usize),
     operations: Vec<OperationRow>,
-    batch: BatchRun,
+    batch_all_workers: BatchRun,
     batch_one_worker: BatchRun,
     founding_verify_us: Option<f64>,
     founding_keygen_ms: Option<f64>,
@@ -92,10 +96,10 @@ struct LeanSigReport {
     /// algorithm at the reference's speed) ÷ the one-worker batch, in this run.
     speedup_vs_scalar_verify: f64,
     mismatches: usize,
-    status: &'static str,
 }
 
-fn batch_run(runs: Vec<(Timing, Option<u64>)>, count: usize, workers: usize) -> BatchRun {
+/// The median run, and its summary.
+fn batch_run(runs: Vec<(Timing, Option<u64>)>, count: usize, workers: usize) -> (Timing, BatchRun) {
     let ticks: Vec<Option<u64>> = runs.iter().map(|r| r.1).collect();
     let timing = median(runs.iter().map(|r| r.0).collect());
     let index = runs
@@ -103,14 +107,15 @@ fn batch_run(runs: Vec<(Timing, Option<u64>)>, count: usize, workers: usize) -> 
         .position(|r| r.0.wall == timing.wall)
         .unwrap_or(0);
     let wall = timing.wall.as_secs_f64();
-    BatchRun {
+    let run = BatchRun {
         workers,
         wall_seconds: wall,
         cpu_seconds: timing.cpu.map(|c| c.as_secs_f64()),
         throughput_per_s: count as f64 / wall,
         per_signature_us: wall * 1e6 / count as f64,
         cycles_per_signature: ticks[index].map(|t| t as f64 * workers as f64 / count as f64),
-    }
+    };
+    (timing, run)
 }
 
 pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
@@ -124,7 +129,7 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
             .map_err(|e| CliError::usage(e.to_string()))?
             .unwrap_or_else(|| Backend::best_for(scheme)),
     };
-    if !backend.is_supported() {
+    if !backend.is_supported_for(scheme) {
         return Err(CliError::usage(format!(
             "backend '{backend}' is not supported on this CPU"
         )));
@@ -206,19 +211,40 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
             runs.push((timing, ticks));
         }
     }
-    let batch = batch_run(runs, args.count, args.workers);
-    let batch_one = batch_run(runs_one, args.count, 1);
-    let lanes = leansig::backend_lanes(backend).min(args.lanes.unwrap_or(usize::MAX));
+    let (batch_timing, batch) = batch_run(runs, args.count, args.workers);
+    let (_, batch_one) = batch_run(runs_one, args.count, 1);
+    let lanes = backend.lanes(scheme).min(args.lanes.unwrap_or(usize::MAX));
     let scalar_ratio = verify_row.mean_us / batch_one.per_signature_us;
     let reference = founding(instance);
     let founding_verify = Some(reference.verify_us).filter(|v| v.is_finite());
+    let mut head = Headline::new(
+        instance.name().to_string(),
+        None,
+        backend.name(),
+        args.workers,
+        args.count,
+        "signature",
+        batch_timing,
+        mismatches == 0,
+    );
+    // The scalar path one call at a time, as the reference verifies (every call valid,
+    // or `time_row` would have stopped).
+    if verify_row.iterations > 0 && verify_row.mean_us > 0.0 {
+        let scalar_per_s = 1e6 / verify_row.mean_us;
+        head.add_yardstick(
+            "linesig scalar verify (portable path, one call at a time, 1 thread)".to_string(),
+            args.count as f64 / scalar_per_s,
+            scalar_per_s,
+            None,
+            true,
+        );
+    }
     let report = LeanSigReport {
-        scheme: instance.name(),
+        head,
         reference: instance.reference(),
-        backend: backend.name(),
         lanes,
         cores: linesig::available_cores(),
-        count: args.count,
+        batch: engine.batch_size(),
         keys: key_count,
         epochs_prepared_per_key: per_key as u64,
         seed: args.seed,
@@ -229,14 +255,9 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
         founding_keygen_ms: reference.keygen_ms,
         speedup_vs_founding_verify: founding_verify.map(|f| f / batch_one.per_signature_us),
         speedup_vs_scalar_verify: scalar_ratio,
-        batch,
+        batch_all_workers: batch,
         batch_one_worker: batch_one,
         mismatches,
-        status: if mismatches == 0 {
-            "SUCCESS"
-        } else {
-            "FAILURE"
-        },
     };
     if args.json {
         println!(
@@ -250,10 +271,10 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
 }
 
 fn print_report(r: &LeanSigReport, started: Instant) {
-    println!("{} ({})", r.scheme, r.reference);
+    println!("{} ({})", r.head.scheme, r.reference);
     println!(
         "  backend {} ({} lanes), {} cores, {} signatures from {} keys ({} epochs prepared each), seed {}, median of {}",
-        r.backend, r.lanes, r.cores, r.count, r.keys, r.epochs_prepared_per_key, r.seed, r.repeats
+        r.head.backend, r.lanes, r.cores, r.head.count, r.keys, r.epochs_prepared_per_key, r.seed, r.repeats
     );
     println!(
         "  each verification: {} width-16 and {} width-24 permutations",
@@ -263,7 +284,7 @@ fn print_report(r: &LeanSigReport, started: Instant) {
         "one thread, one call at a time (keygen and sign on the workers):",
         &r.operations,
     );
-    for b in [&r.batch, &r.batch_one_worker] {
+    for b in [&r.batch_all_workers, &r.batch_one_worker] {
         let cycles = b
             .cycles_per_signature
             .map_or_else(String::new, |c| format!(", {c:.0} cycles/signature/worker"));
@@ -291,7 +312,7 @@ fn print_report(r: &LeanSigReport, started: Instant) {
     }
     println!(
         "status {} ({} mismatches), {:.1} s",
-        r.status,
+        r.head.status,
         r.mismatches,
         started.elapsed().as_secs_f64()
     );

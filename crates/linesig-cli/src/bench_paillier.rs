@@ -15,6 +15,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
+use crate::bench_schema::Headline;
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{print_rows, time_row, OperationRow};
 use crate::CliError;
@@ -82,12 +83,12 @@ struct Table {
 
 #[derive(Serialize)]
 struct PaillierReport {
-    scheme: String,
+    /// The fields every scheme's report shares (`bench_schema`): decryption as an array
+    /// call on all workers, against phe's ways in the same run. `backend` is the array
+    /// calls' kernel (gmp, portable or ifma).
+    #[serde(flatten)]
+    head: Headline,
     key_bits: u32,
-    count: usize,
-    workers: usize,
-    /// The array calls' kernel: gmp, portable or ifma.
-    kernel: &'static str,
     cores: usize,
     seed: u64,
     repeats: usize,
@@ -99,7 +100,6 @@ struct PaillierReport {
     operations: Vec<OperationRow>,
     round_trip_failures: usize,
     phe_cross_decrypt: Option<(usize, usize)>,
-    status: &'static str,
 }
 
 #[derive(Serialize, serde::Deserialize)]
@@ -235,6 +235,7 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
         &format!("array call, {} workers", args.workers),
         &mut || pool_all.decrypt(&private, &ciphertexts).unwrap_or_default(),
     );
+    let decrypt_timing = median(t_all.clone());
     for out in [&single, &one, &all] {
         failures += out.iter().zip(&values).filter(|(a, b)| a != b).count()
             + values.len().saturating_sub(out.len());
@@ -273,12 +274,30 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
     let operations = operation_rows(&args, &public, &private, &mut rng);
     let cross_ok = cross.is_none_or(|(ok, total)| ok == total);
     let success = failures == 0 && cross_ok;
+    let mut head = Headline::new(
+        format!("paillier{}", args.bits),
+        None,
+        args.kernel.name(),
+        args.workers,
+        args.count,
+        "decryption",
+        decrypt_timing,
+        success,
+    );
+    if let Some(decrypt) = tables.iter().find(|t| t.operation == "decrypt") {
+        for way in decrypt.ways.iter().filter(|w| w.name.starts_with("phe")) {
+            head.add_yardstick(
+                way.name.clone(),
+                args.count as f64 / way.ops_per_s,
+                way.ops_per_s,
+                way.ops_per_cpu_s,
+                cross_ok,
+            );
+        }
+    }
     let report = PaillierReport {
-        scheme: format!("paillier{}", args.bits),
+        head,
         key_bits: args.bits,
-        count: args.count,
-        workers: args.workers,
-        kernel: args.kernel.name(),
         cores: linesig::available_cores(),
         seed: args.seed,
         repeats: args.repeat,
@@ -290,7 +309,6 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
         operations,
         round_trip_failures: failures,
         phe_cross_decrypt: cross,
-        status: if success { "SUCCESS" } else { "FAILURE" },
     };
     if args.json {
         println!(
@@ -545,18 +563,18 @@ fn operation_rows(
 fn print_report(r: &PaillierReport, total_seconds: f64) {
     println!(
         "linesig bench: Paillier, {}-bit n ({} cores, {} workers)",
-        r.key_bits, r.cores, r.workers
+        r.key_bits, r.cores, r.head.workers
     );
     println!(
         "Array calls:            {}",
-        match r.kernel {
+        match r.head.backend {
             "gmp" => "GMP, one value at a time".to_string(),
             k => format!(
                 "the {k} Montgomery kernel, 8 values per call (tails and one-call rows on GMP)"
             ),
         }
     );
-    println!("Values per run:         {} (seed {})", r.count, r.seed);
+    println!("Values per run:         {} (seed {})", r.head.count, r.seed);
     println!(
         "DJN fixed-base table:   {:.1} MB, built in {:.3} s",
         r.djn_table_bytes as f64 / 1e6,
@@ -606,5 +624,5 @@ fn print_report(r: &PaillierReport, total_seconds: f64) {
         ),
         None => println!("Checks:                 {} round-trip failures", r.round_trip_failures),
     }
-    println!("STATUS: {}", r.status);
+    println!("STATUS: {}", r.head.status);
 }

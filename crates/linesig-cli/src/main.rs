@@ -4,6 +4,7 @@
 mod bench;
 mod bench_leansig;
 mod bench_paillier;
+mod bench_schema;
 mod clock;
 mod op_rows;
 mod packet_cmds;
@@ -74,7 +75,7 @@ pub fn parse_backend(name: &str) -> Result<Option<Backend>, CliError> {
     }
     name.parse()
         .map(Some)
-        .map_err(|e: linesig::ed25519::UnknownBackend| CliError::usage(e.to_string()))
+        .map_err(|e: linesig::UnknownBackend| CliError::usage(e.to_string()))
 }
 
 fn main() -> ExitCode {

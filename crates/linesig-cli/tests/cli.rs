@@ -45,6 +45,30 @@ fn linesig_fails(args: &[&str], code: i32, needle: &str) {
     assert!(err.contains(needle), "{args:?}: {err}");
 }
 
+/// The top-level fields `linesig bench --json` gives for every scheme, with the same
+/// types (docs/bench-json.md).
+fn assert_headline(r: &Value) {
+    for field in ["scheme", "backend", "item", "status"] {
+        assert!(r[field].is_string(), "{field} in {r}");
+    }
+    assert!(r["policy"].is_string() || r["policy"].is_null(), "{r}");
+    for field in ["workers", "count"] {
+        assert!(r[field].as_u64().unwrap() > 0, "{field} in {r}");
+    }
+    for field in ["wall_seconds", "throughput_per_s", "per_signature_us"] {
+        assert!(r[field].as_f64().unwrap() > 0.0, "{field} in {r}");
+    }
+    for field in ["cpu_seconds", "throughput_per_cpu_s"] {
+        assert!(r[field].is_number() || r[field].is_null(), "{field} in {r}");
+    }
+    for y in r["yardsticks"].as_array().unwrap() {
+        assert!(y["name"].is_string(), "{y}");
+        for field in ["throughput_per_s", "ratio"] {
+            assert!(y[field].as_f64().unwrap() > 0.0, "{field} in {y}");
+        }
+    }
+}
+
 fn json_lines(out: &Output) -> Vec<Value> {
     String::from_utf8(out.stdout.clone())
         .unwrap()
@@ -93,6 +117,8 @@ fn bench_json_reports_success_and_every_field() {
     assert_eq!(r["status"], "SUCCESS");
     assert_eq!(r["count"], 3000);
     assert_eq!(r["keys"], 750);
+    assert_headline(r);
+    assert_eq!(r["item"], "signature");
 }
 
 #[test]
@@ -239,7 +265,7 @@ fn bench_rejects_bad_options_clearly() {
     // A backend this build has but this CPU lacks is refused, never replaced.
     if let Some(b) = linesig::Backend::ALL
         .into_iter()
-        .find(|b| !b.is_supported())
+        .find(|b| !b.is_supported_for(linesig::Scheme::default()))
     {
         linesig_fails(
             &["bench", "--backend", b.name()],
@@ -392,6 +418,7 @@ fn bench_mldsa_reports_operations_and_both_yardsticks() {
     );
     let r = &json_lines(&out)[0];
     assert_eq!(r["scheme"], "mldsa65");
+    assert_headline(r);
     assert_eq!(r["status"], "SUCCESS");
     assert_eq!(r["invalid_count"], 20);
     let ops: Vec<&str> = r["operations"]
@@ -418,10 +445,11 @@ fn bench_mldsa_reports_operations_and_both_yardsticks() {
 /// invalid fraction is still caught, and the report names what each backend runs.
 #[test]
 fn bench_mldsa_key_cache_on_every_backend() {
-    for backend in linesig::Backend::ALL
-        .into_iter()
-        .filter(|b| b.is_supported())
-    {
+    for backend in linesig::Backend::ALL.into_iter().filter(|b| {
+        b.is_supported_for(linesig::Scheme::MlDsa(
+            linesig::mldsa::ParameterSet::MlDsa44,
+        ))
+    }) {
         let out = linesig_ok(
             &[
                 "bench",
@@ -509,6 +537,8 @@ fn bench_paillier_reports_every_table_and_row() {
     );
     let r = &json_lines(&out)[0];
     assert_eq!(r["scheme"], "paillier512");
+    assert_headline(r);
+    assert_eq!(r["item"], "decryption");
     assert_eq!(r["status"], "SUCCESS");
     assert_eq!(r["round_trip_failures"], 0);
     assert!(r["djn_table_bytes"].as_u64().unwrap() > 0);
@@ -873,7 +903,14 @@ fn bench_leansig_reports_keygen_sign_verify_rows_with_cycles() {
         #[cfg(target_arch = "x86_64")]
         assert!(o["cycles_per_op"].as_f64().unwrap() > 0.0, "{o}");
     }
-    assert!(r["batch"]["throughput_per_s"].as_f64().unwrap() > 0.0);
+    assert!(r["batch_all_workers"]["throughput_per_s"].as_f64().unwrap() > 0.0);
+    assert_headline(r);
+    assert_eq!(
+        r["throughput_per_s"],
+        r["batch_all_workers"]["throughput_per_s"]
+    );
+    assert_eq!(r["batch"], 8);
+    assert_eq!(r["yardsticks"].as_array().unwrap().len(), 1);
     assert_eq!(r["batch_one_worker"]["workers"], 1);
     linesig_fails(
         &["bench", "--scheme", "leansig-l18", "--key-cache-mb", "4"],

@@ -161,7 +161,7 @@ pub unsafe extern "C" fn linesig_engine_new(
                 *out = Box::into_raw(Box::new(LinesigEngine { engine }));
                 LinesigStatus::Ok
             }
-            Err(linesig::Error::UnsupportedBackend(_)) => LinesigStatus::UnsupportedBackend,
+            Err(linesig::Error::UnsupportedBackend { .. }) => LinesigStatus::UnsupportedBackend,
             Err(linesig::Error::ThreadPool(_)) => LinesigStatus::ThreadPool,
             Err(_) => LinesigStatus::InvalidConfig,
         }

@@ -54,7 +54,10 @@ fn backends(c: &mut Criterion) {
         let items = workload.items();
         let mut group = c.benchmark_group(format!("ed25519_strict_{msg_len}B"));
         group.throughput(Throughput::Elements(COUNT as u64));
-        for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+        for backend in Backend::ALL
+            .into_iter()
+            .filter(|b| b.is_supported_for(Scheme::default()))
+        {
             let engine = engine(backend, None);
             group.bench_function(BenchmarkId::from_parameter(backend), |b| {
                 b.iter(|| engine.verify(&items))
@@ -69,11 +72,11 @@ fn lanes(c: &mut Criterion) {
     let items = workload.items();
     for backend in Backend::ALL
         .into_iter()
-        .filter(|b| b.is_supported() && b.lanes() > 1)
+        .filter(|b| b.is_supported_for(Scheme::default()) && b.lanes(Scheme::default()) > 1)
     {
         let mut group = c.benchmark_group(format!("ed25519_lanes_{backend}"));
         group.throughput(Throughput::Elements(COUNT as u64));
-        for n in 1..=backend.lanes() {
+        for n in 1..=backend.lanes(Scheme::default()) {
             let engine = engine(backend, Some(n));
             group.bench_function(BenchmarkId::from_parameter(n), |b| {
                 b.iter(|| engine.verify(&items))

@@ -22,6 +22,8 @@
 //! Ed25519 acceptance is bit-for-bit that of the chain's reference for the chosen
 //! [`Policy`]; see [`ed25519`] and DESIGN.md §3.
 
+mod backend;
+pub mod cpu;
 pub mod ed25519;
 mod engine;
 pub mod item;
@@ -31,7 +33,8 @@ pub mod paillier;
 mod verdict;
 pub mod wire;
 
-pub use ed25519::{Backend, Policy};
+pub use backend::{Backend, UnknownBackend, BACKEND_ENV};
+pub use ed25519::Policy;
 pub use engine::{
     available_cores, Engine, EngineBuilder, Error, KeyCacheStats, DEFAULT_BATCH_SIZE,
 };

@@ -60,7 +60,10 @@ fn verdict_order_and_count_survive_any_workers_and_batch_size() {
             valid > 300 && valid < 650,
             "the mix has both kinds: {valid}"
         );
-        for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+        for backend in Backend::ALL
+            .into_iter()
+            .filter(|b| b.is_supported_for(Scheme::default()))
+        {
             for workers in [1, 2, 3, 8] {
                 for batch in [1, 2, 3, 4, 5, 7, 64, 512, 4096] {
                     let engine = Engine::builder()
@@ -152,10 +155,10 @@ fn builder_rejects_bad_configuration_with_typed_errors() {
     assert!(err.to_string().contains("not available"), "{err}");
     for backend in Backend::ALL {
         assert_eq!(backend.name().parse::<Backend>().unwrap(), backend);
-        if !backend.is_supported() {
+        if !backend.is_supported_for(Scheme::default()) {
             assert!(matches!(
                 Engine::builder().backend(backend).build(),
-                Err(Error::UnsupportedBackend(b)) if b == backend
+                Err(Error::UnsupportedBackend { backend: b, .. }) if b == backend
             ));
         }
     }
@@ -195,7 +198,10 @@ fn ed25519_rejects_a_context_rather_than_ignoring_it() {
     let sig = key.sign(b"msg").to_bytes();
     let pk = key.verifying_key().to_bytes();
     let item = Item::new(&pk, b"msg", &sig);
-    for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+    for backend in Backend::ALL
+        .into_iter()
+        .filter(|b| b.is_supported_for(Scheme::default()))
+    {
         let engine = Engine::builder().backend(backend).build().unwrap();
         assert_eq!(engine.verify(&[item]), vec![Verdict::Valid]);
         assert_eq!(
@@ -225,7 +231,10 @@ fn key_cache_admits_hot_keys_only() {
         })
         .collect();
     let items = as_items(&owned);
-    for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+    for backend in Backend::ALL
+        .into_iter()
+        .filter(|b| b.is_supported_for(Scheme::default()))
+    {
         let engine = Engine::builder()
             .backend(backend)
             .workers(2)

@@ -8,7 +8,6 @@
 //!
 //! k = SHA-512(R ‖ A ‖ M) mod L, over the bytes exactly as received.
 
-mod backend;
 mod encoding;
 mod field;
 mod lanes;
@@ -16,14 +15,16 @@ mod policy;
 mod reference;
 mod sha512;
 
-pub use backend::{Backend, UnknownBackend, BACKEND_ENV};
 pub use lanes::Stage;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use lanes::{avx2::FEATURES as AVX2_FEATURES, ifma::FEATURES as IFMA_FEATURES};
 pub use policy::{Policy, UnknownPolicy};
 
 use crate::engine::grouping::key_groups;
 use crate::engine::key_cache::KeyCache;
 use crate::item::{Item, ItemSource};
 use crate::verdict::{Reject, Verdict};
+use crate::Backend;
 use curve25519_dalek::scalar::Scalar;
 use encoding::{is_canonical_encoding, is_small_order_canonical};
 use policy::Rules;
@@ -150,7 +151,7 @@ pub fn stage_profile(
             Backend::Avx2 => lanes::avx2::profile_groups,
             Backend::Reference => return None,
         };
-        if !backend.is_supported() {
+        if !backend.is_supported_for(crate::Scheme::Ed25519(policy)) {
             return None;
         }
         let mut clock = lanes::CycleClock::default();

@@ -10,12 +10,14 @@ pub(crate) mod key_cache;
 
 pub use key_cache::KeyCacheStats;
 
-use crate::ed25519::{self, Backend, UnknownBackend};
+use crate::cpu::Isa;
+use crate::ed25519;
 use crate::item::{Item, ItemBatch, ItemSource};
 use crate::leansig;
 use crate::mldsa;
 use crate::verdict::{Reject, Verdict};
 use crate::Scheme;
+use crate::{Backend, UnknownBackend};
 use key_cache::KeyCache;
 
 /// Calls with at most this many items run on the calling thread: waking a pool worker
@@ -39,8 +41,13 @@ pub enum Error {
     ZeroLanes,
     #[error(transparent)]
     UnknownBackend(#[from] UnknownBackend),
-    #[error("backend '{0}' is not supported on this CPU")]
-    UnsupportedBackend(Backend),
+    #[error("backend '{backend}' cannot run {scheme} on this CPU (it needs {needs}; this CPU has {has})")]
+    UnsupportedBackend {
+        backend: Backend,
+        scheme: &'static str,
+        needs: String,
+        has: Isa,
+    },
     #[error("could not start the worker pool: {0}")]
     ThreadPool(String),
     #[error("item {index}: span at offset {offset}, length {len} lies outside the {buffer_len}-byte buffer")]
@@ -144,13 +151,11 @@ impl EngineBuilder {
         if self.lanes == Some(0) {
             return Err(Error::ZeroLanes);
         }
-        let backend = match self.backend {
-            Some(b) => b,
-            None => Backend::from_env()?.unwrap_or_else(|| Backend::best_for(self.scheme)),
+        let forced = match self.backend {
+            Some(b) => Some(b),
+            None => Backend::from_env()?,
         };
-        if !backend.is_supported() {
-            return Err(Error::UnsupportedBackend(backend));
-        }
+        let backend = choose_backend(self.scheme, forced, Isa::detected())?;
         let key_cache = match self.scheme {
             _ if self.key_cache_bytes == 0 => None,
             scheme => {
@@ -183,6 +188,32 @@ impl EngineBuilder {
             pool,
         })
     }
+}
+
+/// The backend an engine for `scheme` runs on a CPU with `isa`: the one `forced` (by the
+/// builder or `LINESIG_BACKEND`) if the CPU runs it for this scheme, an error if not
+/// (never a silent fallback), else the scheme's fastest ([`Backend::best_on`]).
+fn choose_backend(scheme: Scheme, forced: Option<Backend>, isa: Isa) -> Result<Backend, Error> {
+    let Some(backend) = forced else {
+        return Ok(Backend::best_on(scheme, isa));
+    };
+    if backend.runs_on(scheme, isa) {
+        return Ok(backend);
+    }
+    let needs = match backend.required_features(scheme) {
+        Some(features) => features
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => "x86-64".to_string(),
+    };
+    Err(Error::UnsupportedBackend {
+        backend,
+        scheme: scheme.name(),
+        needs,
+        has: isa,
+    })
 }
 
 /// Cores this process may run on (1 if unknown).
@@ -333,6 +364,67 @@ impl Engine {
             Scheme::LeanSig(instance) => {
                 leansig::verify_unit(instance, self.backend, self.lanes, items, start, out)
             }
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use crate::cpu::Feature::*;
+    use crate::Policy;
+
+    /// Skylake-X / Cascade Lake (most cloud Xeons): AVX-512 F, BW and DQ, no IFMA. The
+    /// engine takes the AVX-512 ML-DSA and leanSig lanes there, forced or by default,
+    /// and refuses Ed25519's `ifma`, naming what is missing.
+    #[test]
+    fn avx512f_without_ifma_builds_the_pq_lanes() {
+        let skylake_x = Isa::of(&[Avx2, Avx512F, Avx512Bw, Avx512Dq]);
+        for scheme in [
+            Scheme::MlDsa(mldsa::ParameterSet::MlDsa65),
+            Scheme::LeanSig(leansig::Instance::L18),
+        ] {
+            for forced in [None, Some(Backend::Ifma)] {
+                assert_eq!(
+                    choose_backend(scheme, forced, skylake_x).unwrap(),
+                    Backend::Ifma
+                );
+            }
+        }
+        let ed25519 = Scheme::Ed25519(Policy::Zip215);
+        assert_eq!(
+            choose_backend(ed25519, None, skylake_x).unwrap(),
+            Backend::Reference
+        );
+        let err = choose_backend(ed25519, Some(Backend::Ifma), skylake_x).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::UnsupportedBackend {
+                    backend: Backend::Ifma,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("avx512ifma"), "{err}");
+    }
+
+    /// A forced backend the CPU lacks is an error for every scheme, never a fallback.
+    #[test]
+    fn forced_backends_the_cpu_lacks_are_refused() {
+        let zen3 = Isa::of(&[Avx2]);
+        for scheme in [
+            Scheme::Ed25519(Policy::Strict),
+            Scheme::MlDsa(mldsa::ParameterSet::MlDsa44),
+            Scheme::LeanSig(leansig::Instance::Devnet4),
+        ] {
+            assert!(choose_backend(scheme, Some(Backend::Ifma), zen3).is_err());
+            assert!(choose_backend(scheme, Some(Backend::Avx2), Isa::PORTABLE).is_err());
+            assert_eq!(
+                choose_backend(scheme, Some(Backend::Reference), Isa::PORTABLE).unwrap(),
+                Backend::Reference
+            );
         }
     }
 }

@@ -16,7 +16,7 @@ use super::hash;
 use super::lanes::{to_monty, KoalaLanes, P};
 use super::ssz::{self, PublicKey, Signature};
 use super::{Digest, Instance, Params, PARAMETER_LEN};
-use crate::ed25519::Backend;
+use crate::Backend;
 use rand::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use std::ops::Range;

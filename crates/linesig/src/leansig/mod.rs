@@ -35,12 +35,12 @@ macro_rules! with_lanes {
     ($backend:expr, $lanes:ident => $body:expr) => {
         match $backend {
             #[cfg(target_arch = "x86_64")]
-            $crate::ed25519::Backend::Avx2 if $crate::leansig::lanes::avx2::supported() => {
+            $crate::Backend::Avx2 if $crate::leansig::lanes::avx2::supported() => {
                 type $lanes = $crate::leansig::lanes::avx2::Avx2x2;
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::ed25519::Backend::Ifma if $crate::leansig::lanes::avx512::supported() => {
+            $crate::Backend::Ifma if $crate::leansig::lanes::avx512::supported() => {
                 type $lanes = $crate::leansig::lanes::avx512::Avx512;
                 $body
             }
@@ -60,9 +60,9 @@ pub(crate) mod poseidon;
 mod ssz;
 mod verify;
 
-use crate::ed25519::Backend;
 use crate::item::{Item, ItemSource};
 use crate::verdict::{Reject, Verdict};
+use crate::Backend;
 use lanes::portable::Portable;
 use lanes::KoalaLanes;
 use std::fmt;
@@ -298,12 +298,6 @@ pub fn verify(instance: Instance, item: &Item<'_>) -> Verdict {
     let mut out = [Verdict::Invalid(Reject::EquationFailed)];
     verify_items::<Portable<1>, [Item<'_>]>(instance, usize::MAX, &[*item], 0, &mut out);
     out[0]
-}
-
-/// How many signatures a backend verifies per permutation call: 16 on `avx2` (two
-/// interleaved vectors) and `ifma` (AVX-512F), 1 on the portable path.
-pub fn backend_lanes(backend: Backend) -> usize {
-    with_lanes!(backend, L => L::N)
 }
 
 /// The engine's work unit: verdicts for `items[start..start + out.len()]`, `lanes` at

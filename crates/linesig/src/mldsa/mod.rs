@@ -26,10 +26,10 @@ pub(crate) mod lanes;
 pub(crate) mod sample;
 pub(crate) mod verify;
 
-use crate::ed25519::Backend;
 use crate::engine::key_cache::{KeyCache, Lookup};
 use crate::item::{Item, ItemSource};
 use crate::verdict::{Reject, Verdict};
+use crate::Backend;
 use lanes::portable::Portable;
 use lanes::Lanes;
 use libcrux_ml_dsa::{MLDSASignature, MLDSASigningKey, MLDSAVerificationKey, VerificationError};
@@ -306,15 +306,6 @@ pub fn verify_internal(
 /// the key itself. About 21 KB for ML-DSA-44, 38 KB for 65 and 68 KB for 87.
 pub fn expanded_key_bytes(parameter_set: ParameterSet) -> usize {
     ExpandedKey::bytes(parameter_set)
-}
-
-/// What an engine backend means for ML-DSA, for reports.
-pub fn backend_label(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Reference => "reference (libcrux)",
-        Backend::Avx2 => "avx2 (linesig's verifier, 8 coefficients per vector)",
-        Backend::Ifma => "ifma (linesig's verifier on AVX-512, 16 coefficients per vector)",
-    }
 }
 
 /// Which verifier runs: libcrux, or linesig's own on some lanes. For tests and

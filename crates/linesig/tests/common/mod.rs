@@ -392,7 +392,7 @@ pub fn oracles(policy: Policy) -> Vec<(&'static str, Oracle)> {
 pub fn backends() -> Vec<Backend> {
     let all: Vec<Backend> = Backend::ALL
         .into_iter()
-        .filter(|b| b.is_supported())
+        .filter(|b| b.is_supported_for(linesig::Scheme::default()))
         .collect();
     assert!(all.contains(&Backend::Reference));
     all

@@ -18,7 +18,7 @@
 //!   8p's (2^29 − 8 even, 2^28 − 8 odd), which holds for every input above.
 //!
 //! Safety: `Fe4` values are made only by code reached from the AVX2 backend's entry
-//! point, which runs after `is_x86_feature_detected!("avx2")`. So the AVX2 intrinsics
+//! point, which runs after `crate::cpu` found AVX2. So the AVX2 intrinsics
 //! below only execute on CPUs that have AVX2.
 
 use core::arch::x86_64::*;
@@ -469,14 +469,14 @@ mod tests {
 
     #[test]
     fn lane_arithmetic_matches_big_integers() {
-        if is_x86_feature_detected!("avx2") {
+        if crate::cpu::has_all(&[crate::cpu::Feature::Avx2]) {
             super::super::tests::arithmetic_matches_big_integers::<Fe4>(5);
         }
     }
 
     #[test]
     fn masks_read_canonical_values() {
-        if is_x86_feature_detected!("avx2") {
+        if crate::cpu::has_all(&[crate::cpu::Feature::Avx2]) {
             super::super::tests::masks_read_canonical_values::<Fe4>();
         }
     }

@@ -26,7 +26,7 @@
 //!   maps limbs < 2^63 to limbs ≤ 2^51.
 //!
 //! Safety: `Fe8` values are made only by code reached from the IFMA backend's entry
-//! point, which runs after `is_x86_feature_detected!` confirmed AVX-512F, DQ and IFMA
+//! point, which runs after `crate::cpu` confirmed AVX-512F, DQ and IFMA
 //! (every IFMA CPU has DQ; with it LLVM turns `times19` into one `vpmullq`, worth ~12 %
 //! of the double-scalar loop on Zen 5). So the intrinsics below only execute on CPUs
 //! that have them.
@@ -288,9 +288,7 @@ mod tests {
     use num_bigint::BigUint;
 
     fn supported() -> bool {
-        is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512dq")
-            && is_x86_feature_detected!("avx512ifma")
+        crate::cpu::has_all(crate::ed25519::IFMA_FEATURES)
     }
 
     #[test]

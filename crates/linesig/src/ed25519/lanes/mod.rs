@@ -638,14 +638,15 @@ macro_rules! ladder_steps {
     };
 }
 
-/// One instantiation of the generic verifier: a module with `supported()`,
-/// `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base path of cached
+/// One instantiation of the generic verifier: a module with `FEATURES` (the
+/// `crate::cpu` features its target-feature string names: keep the two equal),
+/// `supported()`, `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base path of cached
 /// keys) and `key_table_bytes()`, compiled with the backend's target features, its
 /// ladder steps `inline` or `out_of_line` (see `ladder_steps!`).
 macro_rules! lane_backend {
     (
         $(#[$doc:meta])* $module:ident, $field:ty, $words:ty, $features:literal,
-        $supported:expr, $steps:ident
+        [$($feature:ident),+], $steps:ident
     ) => {
         $(#[$doc])*
         #[cfg(target_arch = "x86_64")]
@@ -713,9 +714,13 @@ macro_rules! lane_backend {
                 )
             }
 
+            /// What `$features` enables, for `crate::cpu`.
+            pub(crate) const FEATURES: &[crate::cpu::Feature] =
+                &[$(crate::cpu::Feature::$feature),+];
+
             /// Whether this CPU can run the backend.
             pub(crate) fn supported() -> bool {
-                $supported
+                crate::cpu::has_all(FEATURES)
             }
 
             /// Verify on this backend. The engine selects it only where [`supported`]
@@ -800,7 +805,7 @@ lane_backend!(
     super::super::field::avx2::Fe4,
     super::super::sha512::avx2::Words4,
     "avx2",
-    is_x86_feature_detected!("avx2"),
+    [Avx2],
     inline
 );
 
@@ -810,9 +815,7 @@ lane_backend!(
     super::super::field::ifma::Fe8,
     super::super::sha512::avx512::Words8,
     "avx2,avx512f,avx512dq,avx512ifma",
-    is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512dq")
-        && is_x86_feature_detected!("avx512ifma"),
+    [Avx2, Avx512F, Avx512Dq, Avx512Ifma],
     out_of_line
 );
 
@@ -990,7 +993,7 @@ mod op_profile {
                     .collect();
                 assert!(want.contains(&Verdict::Valid));
                 for backend in [crate::Backend::Ifma, crate::Backend::Avx2] {
-                    if !backend.is_supported() {
+                    if !backend.is_supported_for(crate::Scheme::Ed25519(policy)) {
                         continue;
                     }
                     let mut got = vec![Verdict::Invalid(Reject::BadLength); len];
@@ -1011,9 +1014,14 @@ mod op_profile {
 
     #[test]
     fn backend_lane_counts_are_the_fields() {
-        use crate::ed25519::Backend;
-        assert_eq!(Backend::Avx2.lanes(), Fe4::LANES);
-        assert_eq!(Backend::Ifma.lanes(), super::super::field::ifma::Fe8::LANES);
+        use crate::{Backend, Scheme};
+        let ed25519 = Scheme::Ed25519(Policy::Strict);
+        assert_eq!(Backend::Avx2.lanes(ed25519), Fe4::LANES);
+        assert_eq!(
+            Backend::Ifma.lanes(ed25519),
+            super::super::field::ifma::Fe8::LANES
+        );
+        assert_eq!(Backend::Reference.lanes(ed25519), 1);
     }
 
     /// Per signature, distinct keys (so every key is decoded and tabulated): Strict
@@ -1021,7 +1029,7 @@ mod op_profile {
     /// square root) and test small order instead.
     #[test]
     fn op_profile_per_signature() {
-        if !is_x86_feature_detected!("avx2") {
+        if !avx2::supported() {
             return;
         }
         let n = 256;

@@ -1,7 +1,7 @@
 //! Four SHA-512 lanes per `__m256i` (AVX2 has no 64-bit rotate: two shifts and an or).
 //!
 //! Safety: `Words4` values are made only by code reached from the AVX2 backend's entry
-//! point, after `is_x86_feature_detected!("avx2")`.
+//! point, after `crate::cpu` found AVX2.
 
 use super::super::field::avx2::{add64 as add, blend as select, splat};
 use core::arch::x86_64::*;
@@ -64,7 +64,7 @@ super::lane_words_shims!(Words4, 4);
 mod tests {
     #[test]
     fn digests_match_sha2() {
-        if is_x86_feature_detected!("avx2") {
+        if crate::cpu::has_all(&[crate::cpu::Feature::Avx2]) {
             super::super::tests::digests_match_sha2::<super::Words4>();
         }
     }

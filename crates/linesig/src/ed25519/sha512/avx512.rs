@@ -1,7 +1,7 @@
 //! Eight SHA-512 lanes per `__m512i`, with AVX-512's native 64-bit rotate.
 //!
 //! Safety: `Words8` values are made only by code reached from the IFMA backend's entry
-//! point, after `is_x86_feature_detected!` confirmed AVX-512F.
+//! point, after `crate::cpu` confirmed AVX-512F.
 
 use super::super::field::ifma::{add64 as add, blend as select, splat};
 use core::arch::x86_64::*;
@@ -61,7 +61,7 @@ super::lane_words_shims!(Words8, 8);
 mod tests {
     #[test]
     fn digests_match_sha2() {
-        if is_x86_feature_detected!("avx512f") {
+        if crate::cpu::has_all(&[crate::cpu::Feature::Avx512F]) {
             super::super::tests::digests_match_sha2::<super::Words8>();
         }
     }

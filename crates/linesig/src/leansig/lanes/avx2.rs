@@ -6,16 +6,21 @@
 //! `vpminud` against r + p brings it to [0, p).
 //!
 //! Safety: `Avx2` values are made only inside the kernels of `simd_permutations!`, which
-//! assert `is_x86_feature_detected!("avx2")` first.
+//! check that `crate::cpu` found AVX2 first.
 
 use super::{simd_permutations, KoalaLanes, P, P_INV};
+use crate::cpu::Feature;
 use core::arch::x86_64::*;
 
 #[derive(Clone, Copy)]
 pub(crate) struct Avx2(__m256i);
 
+/// What the `#[target_feature]` functions here enable.
+pub(crate) const FEATURES: &[Feature] = &[Feature::Avx2];
+
+/// Whether this CPU runs the AVX2 lanes.
 pub(crate) fn supported() -> bool {
-    is_x86_feature_detected!("avx2")
+    crate::cpu::has_all(FEATURES)
 }
 
 // Every function executing AVX2 instructions carries the target feature itself; the

@@ -5,16 +5,21 @@
 //! (−p, p) because the low halves cancel; `vpminud` against r + p brings it to [0, p).
 //!
 //! Safety: `Avx512` values are made only inside the kernels of `simd_permutations!`, which
-//! assert `is_x86_feature_detected!("avx512f")` first.
+//! check that `crate::cpu` found AVX-512F first.
 
 use super::{simd_permutations, KoalaLanes, P, P_INV};
+use crate::cpu::Feature;
 use core::arch::x86_64::*;
 
 #[derive(Clone, Copy)]
 pub(crate) struct Avx512(__m512i);
 
+/// What the `#[target_feature]` functions here enable.
+pub(crate) const FEATURES: &[Feature] = &[Feature::Avx512F];
+
+/// Whether this CPU runs the AVX-512 lanes.
 pub(crate) fn supported() -> bool {
-    is_x86_feature_detected!("avx512f")
+    crate::cpu::has_all(FEATURES)
 }
 
 // Every function executing AVX-512 instructions carries the target feature itself; the

@@ -1,7 +1,7 @@
 //! Four Keccak states per `__m256i`: lane i of every word belongs to state i.
 //!
 //! Safety: `KeccakAvx2` values are made only by code reached from an AVX2 backend's
-//! entry point, which runs after `is_x86_feature_detected!("avx2")`.
+//! entry point, which runs after `crate::cpu` found AVX2.
 
 use super::KeccakLanes;
 use core::arch::x86_64::*;
@@ -54,5 +54,5 @@ impl KeccakLanes for KeccakAvx2 {
 
 /// Whether this CPU runs the AVX2 Keccak.
 pub(crate) fn supported() -> bool {
-    is_x86_feature_detected!("avx2")
+    crate::cpu::has_all(&[crate::cpu::Feature::Avx2])
 }

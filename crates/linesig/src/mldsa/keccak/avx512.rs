@@ -2,7 +2,7 @@
 //! instruction): lane i of every word belongs to state i.
 //!
 //! Safety: `KeccakAvx512` values are made only by code reached from an AVX-512
-//! backend's entry point, which runs after `is_x86_feature_detected!("avx512f")`.
+//! backend's entry point, which runs after `crate::cpu` found AVX-512F.
 
 use super::KeccakLanes;
 use core::arch::x86_64::*;
@@ -51,5 +51,5 @@ impl KeccakLanes for KeccakAvx512 {
 
 /// Whether this CPU runs the AVX-512 Keccak.
 pub(crate) fn supported() -> bool {
-    is_x86_feature_detected!("avx512f")
+    crate::cpu::has_all(&[crate::cpu::Feature::Avx512F])
 }

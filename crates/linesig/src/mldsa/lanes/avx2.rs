@@ -6,9 +6,10 @@
 //! are shifted down, multiplied the same way, and blended back.
 //!
 //! Safety: `Avx2` values are made only by code reached from the backend's entry point,
-//! which runs after `is_x86_feature_detected!("avx2")`.
+//! which runs after `crate::cpu` found AVX2.
 
 use super::Lanes;
+use crate::cpu::Feature;
 use crate::mldsa::arith::{Q, QINV};
 use core::arch::x86_64::*;
 
@@ -133,7 +134,10 @@ impl Lanes for Avx2 {
     }
 }
 
+/// What the `#[target_feature]` functions here enable.
+pub(crate) const FEATURES: &[Feature] = &[Feature::Avx2];
+
 /// Whether this CPU runs the AVX2 lanes.
 pub(crate) fn supported() -> bool {
-    is_x86_feature_detected!("avx2")
+    crate::cpu::has_all(FEATURES)
 }

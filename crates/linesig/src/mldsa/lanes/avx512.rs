@@ -7,9 +7,10 @@
 //! lanes is tested everywhere through `Portable<16>`).
 //!
 //! Safety: `Avx512` values are made only by code reached from the backend's entry
-//! point, which runs after `is_x86_feature_detected!("avx512f")`.
+//! point, which runs after `crate::cpu` found AVX-512F.
 
 use super::Lanes;
+use crate::cpu::Feature;
 use crate::mldsa::arith::{Q, QINV};
 use core::arch::x86_64::*;
 
@@ -115,7 +116,11 @@ impl Lanes for Avx512 {
     }
 }
 
-/// Whether this CPU runs the AVX-512 lanes (and the AVX2 Keccak they sample with).
+/// What the `#[target_feature]` functions here enable, and the AVX2 Keccak the lanes
+/// sample with.
+pub(crate) const FEATURES: &[Feature] = &[Feature::Avx512F, Feature::Avx2];
+
+/// Whether this CPU runs the AVX-512 lanes.
 pub(crate) fn supported() -> bool {
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx2")
+    crate::cpu::has_all(FEATURES)
 }

@@ -1,0 +1,163 @@
+//! What this processor can run: the one place linesig asks the CPU for its features.
+//!
+//! [`Isa::detected`] reads them once per process. Every SIMD path names the features its
+//! `#[target_feature]` functions enable as a `FEATURES` constant beside them and runs
+//! only where `Isa::detected().has_all(FEATURES)` holds; [`crate::Backend`] maps a
+//! backend and a scheme to those same constants, so the engine's check and the kernels'
+//! own check cannot disagree. An [`Isa`] can also be built by hand, which is how the
+//! tests check the dispatch table for CPUs CI does not have (AVX-512F without IFMA).
+//!
+//! A zero-sized "this CPU has X" token that SIMD values carry was weighed against this
+//! and not taken: every `#[target_feature]` entry point is already reached through one
+//! `supported()` check per work unit, and a token would have to thread through the
+//! generic lane code of four schemes (field, curve, hash and permutation traits) for no
+//! check that the `FEATURES` constants and their tests do not already make.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// One instruction-set extension linesig's SIMD paths use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Feature {
+    Avx2,
+    Avx512F,
+    Avx512Bw,
+    Avx512Dq,
+    Avx512Ifma,
+}
+
+impl Feature {
+    /// Every feature, in the order reports list them.
+    pub const ALL: [Feature; 5] = [
+        Feature::Avx2,
+        Feature::Avx512F,
+        Feature::Avx512Bw,
+        Feature::Avx512Dq,
+        Feature::Avx512Ifma,
+    ];
+
+    /// The name `/proc/cpuinfo` and `#[target_feature]` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Avx2 => "avx2",
+            Feature::Avx512F => "avx512f",
+            Feature::Avx512Bw => "avx512bw",
+            Feature::Avx512Dq => "avx512dq",
+            Feature::Avx512Ifma => "avx512ifma",
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn is_detected(self) -> bool {
+        match self {
+            Feature::Avx2 => is_x86_feature_detected!("avx2"),
+            Feature::Avx512F => is_x86_feature_detected!("avx512f"),
+            Feature::Avx512Bw => is_x86_feature_detected!("avx512bw"),
+            Feature::Avx512Dq => is_x86_feature_detected!("avx512dq"),
+            Feature::Avx512Ifma => is_x86_feature_detected!("avx512ifma"),
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn is_detected(self) -> bool {
+        false
+    }
+}
+
+/// A set of [`Feature`]s: what a CPU has, or what a path needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Isa(u8);
+
+impl Isa {
+    /// No SIMD extension: only the portable paths run.
+    pub const PORTABLE: Isa = Isa(0);
+
+    /// The features of the CPU this process runs on, read once.
+    pub fn detected() -> Isa {
+        static DETECTED: OnceLock<Isa> = OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            Feature::ALL
+                .into_iter()
+                .filter(|f| f.is_detected())
+                .fold(Isa::PORTABLE, Isa::with)
+        })
+    }
+
+    /// The same set with `feature` added.
+    pub const fn with(self, feature: Feature) -> Isa {
+        Isa(self.0 | feature.bit())
+    }
+
+    /// The set of `features`.
+    pub fn of(features: &[Feature]) -> Isa {
+        features.iter().copied().fold(Isa::PORTABLE, Isa::with)
+    }
+
+    pub const fn has(self, feature: Feature) -> bool {
+        self.0 & feature.bit() != 0
+    }
+
+    pub fn has_all(self, features: &[Feature]) -> bool {
+        features.iter().all(|&f| self.has(f))
+    }
+
+    /// The features in this set.
+    pub fn features(self) -> impl Iterator<Item = Feature> {
+        Feature::ALL.into_iter().filter(move |&f| self.has(f))
+    }
+}
+
+/// Whether this CPU has every one of `features` (the `supported()` of each SIMD path).
+pub(crate) fn has_all(features: &[Feature]) -> bool {
+    Isa::detected().has_all(features)
+}
+
+impl fmt::Display for Isa {
+    /// `avx2 avx512f …`, or `portable` for the empty set.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names = self.features().map(Feature::name);
+        match names.next() {
+            None => f.write_str("portable"),
+            Some(first) => {
+                f.write_str(first)?;
+                names.try_for_each(|name| write!(f, " {name}"))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_hold_exactly_their_features() {
+        let isa = Isa::of(&[Feature::Avx2, Feature::Avx512F]);
+        assert!(isa.has(Feature::Avx2) && isa.has(Feature::Avx512F));
+        assert!(!isa.has(Feature::Avx512Ifma));
+        assert!(isa.has_all(&[Feature::Avx512F]));
+        assert!(!isa.has_all(&[Feature::Avx512F, Feature::Avx512Ifma]));
+        assert!(Isa::PORTABLE.has_all(&[]));
+        assert_eq!(isa.to_string(), "avx2 avx512f");
+        assert_eq!(Isa::PORTABLE.to_string(), "portable");
+    }
+
+    /// The cached detection agrees with asking the CPU directly.
+    #[test]
+    fn detection_matches_the_cpu() {
+        let isa = Isa::detected();
+        for feature in Feature::ALL {
+            assert_eq!(
+                isa.has(feature),
+                feature.is_detected(),
+                "{}",
+                feature.name()
+            );
+        }
+    }
+}
