@@ -15,7 +15,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
-use crate::bench_schema::Headline;
+use crate::bench_schema::{rates, Headline};
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{print_rows, time_row, OperationRow};
 use crate::CliError;
@@ -153,17 +153,7 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
         .collect();
 
     // linesig, three ways per operation, median of `repeat` runs each.
-    let rate = |timings: Vec<Timing>| -> (f64, Option<f64>) {
-        let m = median(timings);
-        let n = args.count as f64;
-        (
-            n / m.wall.as_secs_f64(),
-            m.cpu
-                .map(|c| c.as_secs_f64())
-                .filter(|&c| c > 0.0)
-                .map(|c| n / c),
-        )
-    };
+    let rate = |timings: Vec<Timing>| rates(args.count, median(timings));
     let repeat =
         |label: &str, work: &mut dyn FnMut() -> Vec<Integer>| -> (Vec<Integer>, Vec<Timing>) {
             note(&format!("  {label}"));
@@ -235,7 +225,8 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
         &format!("array call, {} workers", args.workers),
         &mut || pool_all.decrypt(&private, &ciphertexts).unwrap_or_default(),
     );
-    let decrypt_timing = median(t_all.clone());
+    // The headline: decryption as one array call on all workers.
+    let decrypt_timing = median(t_all);
     for out in [&single, &one, &all] {
         failures += out.iter().zip(&values).filter(|(a, b)| a != b).count()
             + values.len().saturating_sub(out.len());
@@ -243,7 +234,11 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
     tables.push(linesig_table(
         "decrypt",
         args.workers,
-        [rate(t_single), rate(t_one), rate(t_all)],
+        [
+            rate(t_single),
+            rate(t_one),
+            rates(args.count, decrypt_timing),
+        ],
     ));
 
     // phe in the same run, when it is installed.

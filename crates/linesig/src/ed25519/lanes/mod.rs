@@ -640,9 +640,9 @@ macro_rules! ladder_steps {
 
 /// One instantiation of the generic verifier: a module with `FEATURES` (the
 /// `crate::cpu` features its target-feature string names: keep the two equal),
-/// `supported()`, `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base path of cached
-/// keys) and `key_table_bytes()`, compiled with the backend's target features, its
-/// ladder steps `inline` or `out_of_line` (see `ladder_steps!`).
+/// `supported()`, `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base
+/// path of cached keys) and `key_table_bytes()`, compiled with the backend's target
+/// features, its ladder steps `inline` or `out_of_line` (see `ladder_steps!`).
 macro_rules! lane_backend {
     (
         $(#[$doc:meta])* $module:ident, $field:ty, $words:ty, $features:literal,
