@@ -4,7 +4,7 @@
 //!   buffers (numpy, Arrow) read in place; verification runs with the GIL released and
 //!   returns one reason code per item (0 = valid).
 //! - Paillier: Python's `linesig.paillier` keeps phe's classes, encodings and error
-//!   messages; this module does the arithmetic on `linesig::paillier` (GMP) and runs array
+//!   messages; this module does the arithmetic on `linesig_paillier` (GMP) and runs array
 //!   calls on all cores with the GIL released. Integers cross the boundary as Python ints
 //!   (num-bigint conversion) and are held as `rug::Integer`s inside.
 
@@ -12,7 +12,7 @@ mod engine;
 
 use std::sync::{Arc, Mutex};
 
-use linesig::paillier::{self, Integer, Mode, Pool};
+use linesig_paillier::{self as paillier, Integer, Mode, Pool};
 use num_bigint::{BigInt, Sign};
 use pyo3::exceptions::{PyRuntimeError, PyValueError, PyZeroDivisionError};
 use pyo3::prelude::*;

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use linesig::paillier::{generate_keypair, Integer, Kernel, Mode, Pool, PrivateKey, PublicKey};
+use linesig_paillier::{generate_keypair, Integer, Kernel, Mode, Pool, PrivateKey, PublicKey};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;

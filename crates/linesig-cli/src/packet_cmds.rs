@@ -1,14 +1,15 @@
 //! `linesig gen`, `linesig replay` and `linesig serve`: Solana packets generated, replayed
-//! from a file, or received over UDP, through the pipeline of [`crate::pipeline`].
+//! from a file, or received over UDP, through the pipeline of [`linesig_pipeline`].
 
-use crate::packets::{self, LspktWriter, PcapWriter};
-use crate::pipeline::{self, ingest::Source};
+use crate::pipeline_io::{print_report, CliSink};
 use crate::progress::Progress;
 use crate::txgen::{self, GenSpec, KeyDistribution, Label};
 use crate::{parse_backend, CliError};
 use clap::{Args, ValueEnum};
 use linesig::wire::{ParseOptions, Version};
 use linesig::{Engine, Policy, Scheme};
+use linesig_pipeline::capture::{self, LspktWriter, PcapWriter};
+use linesig_pipeline::{Replay, Report, UdpSource};
 use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
@@ -99,13 +100,11 @@ impl PipelineArgs {
         builder.build().map_err(|e| CliError::usage(e.to_string()))
     }
 
-    fn config(&self) -> Result<pipeline::Config, CliError> {
+    fn config(&self, max_packets: Option<u64>) -> Result<linesig_pipeline::Config, CliError> {
         if self.batch == 0 || self.queue == 0 {
             return Err(CliError::usage("--batch and --queue must be at least 1"));
         }
-        Ok(pipeline::Config {
-            engine: self.engine()?,
-            policy: self.policy,
+        Ok(linesig_pipeline::Config {
             parse: self.parse_options(),
             batch_signatures: self.batch,
             max_wait: Duration::from_micros(self.max_wait_us),
@@ -113,12 +112,35 @@ impl PipelineArgs {
             dedup_bytes: self.dedup_mb.max(1) << 20,
             dedup_fp_rate: 1e-6,
             dedup_reset: Duration::from_secs(self.dedup_reset_s.max(1)),
-            forward: self.forward,
-            out: self.out.clone(),
-            verdicts: self.verdicts.clone(),
-            json: self.json,
             report_every: (!self.quiet).then_some(Duration::from_secs(1)),
+            max_packets,
+            ..linesig_pipeline::Config::new(self.engine()?)
         })
+    }
+
+    fn sink(&self) -> Result<CliSink, CliError> {
+        CliSink::open(self.forward, self.out.as_ref(), self.verdicts.as_ref())
+    }
+
+    /// Run the pipeline with this sink, printing each report; the summary.
+    fn run<S: linesig_pipeline::Source>(
+        &self,
+        config: &linesig_pipeline::Config,
+        source: S,
+        stop: &AtomicBool,
+    ) -> Result<Report, CliError> {
+        let mut sink = self.sink()?;
+        let summary = linesig_pipeline::run(config, source, &mut sink, stop, |r| {
+            print_report(r, self.json)
+        })
+        .map_err(|e| match e {
+            linesig_pipeline::Error::Source(_) | linesig_pipeline::Error::Sink(_) => {
+                CliError::io(e.to_string())
+            }
+            e => CliError::usage(e.to_string()),
+        })?;
+        print_report(&summary, self.json);
+        Ok(summary)
     }
 }
 
@@ -136,8 +158,8 @@ pub struct ReplayArgs {
 }
 
 pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
-    let config = args.pipeline.config()?;
-    let file = packets::read(&args.input)?;
+    let config = args.pipeline.config(None)?;
+    let file = capture::read(&args.input).map_err(|e| CliError::io(e.to_string()))?;
     if !args.pipeline.json {
         println!(
             "replay {}: {} packets{} · {} workers · batch {} · max wait {} µs · policy {}",
@@ -151,7 +173,7 @@ pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
             config.engine.workers(),
             config.batch_signatures,
             config.max_wait.as_micros(),
-            config.policy,
+            args.pipeline.policy,
         );
     }
     let stop = AtomicBool::new(false);
@@ -160,7 +182,9 @@ pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
     } else {
         None
     };
-    let summary = pipeline::run(config, Source::Memory(file.packets), &stop, None)?;
+    let summary = args
+        .pipeline
+        .run(&config, Replay::new(file.packets), &stop)?;
     if let Some((packets, engine)) = yardstick {
         let parse = args.pipeline.parse_options();
         // The same triples the pipeline verified: well-formed, first-seen packets.
@@ -235,7 +259,7 @@ fn on_interrupt() {
 fn on_interrupt() {}
 
 pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
-    let config = args.pipeline.config()?;
+    let config = args.pipeline.config(args.max_packets)?;
     let socket = UdpSocket::bind(args.listen)
         .map_err(|e| CliError::io(format!("cannot listen on {}: {e}", args.listen)))?;
     set_receive_buffer(&socket, args.recv_buffer_mb << 20);
@@ -253,7 +277,7 @@ pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
             config.engine.workers(),
             config.batch_signatures,
             config.max_wait.as_micros(),
-            config.policy,
+            args.pipeline.policy,
         );
     }
     let _ = std::io::stdout().flush();
@@ -272,7 +296,9 @@ pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
                 std::thread::sleep(Duration::from_millis(10));
             }
         });
-        let result = pipeline::run(config, Source::Udp(socket), stop, args.max_packets);
+        let result = UdpSource::new(socket)
+            .map_err(|e| CliError::io(format!("socket {local}: {e}")))
+            .and_then(|source| args.pipeline.run(&config, source, stop));
         stop.store(true, Relaxed);
         let _ = watcher.join();
         result.map(|_| true)
@@ -440,7 +466,8 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
                     "--labels describe generated packets; they cannot come with --from",
                 ));
             }
-            packets::read(path)?
+            capture::read(path)
+                .map_err(|e| CliError::io(e.to_string()))?
                 .packets
                 .into_iter()
                 .map(|packet| txgen::Generated {
@@ -534,7 +561,7 @@ fn create(path: &PathBuf) -> Result<BufWriter<std::fs::File>, CliError> {
 
 /// Send every packet to `addr`, paced to `rate` packets per second in 1 ms slices.
 fn send(generated: &[txgen::Generated], addr: SocketAddr, rate: u64) -> Result<Duration, CliError> {
-    let socket = pipeline::sending_socket(addr)
+    let socket = linesig_pipeline::sending_socket(addr)
         .map_err(|e| CliError::io(format!("cannot open a UDP socket: {e}")))?;
     let start = Instant::now();
     for (i, g) in generated.iter().enumerate() {

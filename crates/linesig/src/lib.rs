@@ -29,7 +29,6 @@ mod engine;
 pub mod item;
 pub mod leansig;
 pub mod mldsa;
-pub mod paillier;
 mod verdict;
 pub mod wire;
 

@@ -261,3 +261,33 @@ fn key_cache_admits_hot_keys_only() {
         Err(Error::KeyCacheTooSmall { bytes: 50_000, .. })
     ));
 }
+
+/// A sibling engine runs another scheme on the same pool: same workers and batch size,
+/// its own policy's verdicts, no key cache, and the parent keeps working beside it.
+#[test]
+fn a_sibling_shares_the_pool_and_keeps_its_own_policy() {
+    let owned = mixed_items(300, 9);
+    let items = as_items(&owned);
+    let parent = Engine::builder()
+        .scheme(Scheme::Ed25519(Policy::Zip215))
+        .workers(2)
+        .batch_size(16)
+        .key_cache(1 << 20)
+        .build()
+        .unwrap();
+    for policy in Policy::ALL {
+        let sibling = parent.sibling(Scheme::Ed25519(policy)).unwrap();
+        assert_eq!((sibling.workers(), sibling.batch_size()), (2, 16));
+        assert_eq!(sibling.backend(), parent.backend());
+        assert!(sibling.key_cache_stats().is_none());
+        let expected: Vec<Verdict> = items.iter().map(|it| ed25519::verify(policy, it)).collect();
+        assert_eq!(sibling.verify(&items), expected, "{policy}");
+    }
+    let expected: Vec<Verdict> = items
+        .iter()
+        .map(|it| ed25519::verify(Policy::Zip215, it))
+        .collect();
+    assert_eq!(parent.verify(&items), expected);
+    let mldsa = parent.sibling("mldsa44".parse().unwrap()).unwrap();
+    assert_eq!(mldsa.scheme().name(), "mldsa44");
+}

@@ -19,6 +19,7 @@ use crate::verdict::{Reject, Verdict};
 use crate::Scheme;
 use crate::{Backend, UnknownBackend};
 use key_cache::KeyCache;
+use std::sync::Arc;
 
 /// Calls with at most this many items run on the calling thread: waking a pool worker
 /// (a futex wake, tens of microseconds on a virtual CPU) costs more than the parallelism
@@ -185,7 +186,7 @@ impl EngineBuilder {
             backend,
             lanes: self.lanes.unwrap_or(usize::MAX),
             key_cache,
-            pool,
+            pool: Arc::new(pool),
         })
     }
 }
@@ -231,7 +232,8 @@ pub struct Engine {
     /// Most signatures per vector (`usize::MAX`: all the backend's lanes).
     lanes: usize,
     key_cache: Option<KeyCache>,
-    pool: rayon::ThreadPool,
+    /// Shared with the engine's siblings ([`Engine::sibling`]).
+    pool: Arc<rayon::ThreadPool>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -265,6 +267,25 @@ impl Engine {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// An engine for `scheme` on this engine's worker pool, with its workers, batch size
+    /// and lane count: its calls and this engine's share the same threads (the packet
+    /// pipeline verifies precompile signatures under `strict` this way beside the
+    /// transaction policy). Its backend is this engine's where that runs `scheme` on this
+    /// CPU, else the scheme's best; it has no key cache.
+    pub fn sibling(&self, scheme: Scheme) -> Result<Engine, Error> {
+        let isa = Isa::detected();
+        let forced = Some(self.backend).filter(|b| b.runs_on(scheme, isa));
+        Ok(Engine {
+            scheme,
+            workers: self.workers,
+            batch_size: self.batch_size,
+            backend: choose_backend(scheme, forced, isa)?,
+            lanes: self.lanes,
+            key_cache: None,
+            pool: Arc::clone(&self.pool),
+        })
     }
 
     /// The hot-key cache's counters (hit rate, memory, admissions), if it is on.

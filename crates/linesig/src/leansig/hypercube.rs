@@ -7,7 +7,8 @@
 //! 448 − 375 = 73): any other layer is a failed encoding, so it is rejected before the
 //! vertex is computed.
 
-use rug::Integer;
+use num_bigint::BigUint as Integer;
+use num_traits::ToPrimitive;
 use std::sync::OnceLock;
 
 /// Layer sizes of [0, w−1]^v for one base w: `sizes[v][d]` vertices at distance d from
@@ -23,7 +24,7 @@ const MAX_DIMENSION: usize = 64;
 impl LayerSizes {
     fn new(w: usize) -> Self {
         let mut sizes = vec![Vec::new(); MAX_DIMENSION + 1];
-        sizes[1] = vec![Integer::from(1); w];
+        sizes[1] = vec![Integer::from(1u8); w];
         for v in 2..=MAX_DIMENSION {
             // A vertex of dimension v at distance d: its first digit is at distance j,
             // the other v − 1 digits at d − j.
@@ -32,14 +33,14 @@ impl LayerSizes {
                     let low = d.saturating_sub((w - 1) * (v - 1));
                     (low..=d.min(w - 1))
                         .map(|j| &sizes[v - 1][d - j])
-                        .fold(Integer::new(), |acc, x| acc + x)
+                        .fold(Integer::default(), |acc, x| acc + x)
                 })
                 .collect();
         }
         let prefix = sizes
             .iter()
             .map(|layer| {
-                let mut sum = Integer::new();
+                let mut sum = Integer::default();
                 let mut out = vec![sum.clone()];
                 for size in layer {
                     sum += size;
@@ -68,7 +69,7 @@ pub(crate) fn encode(
     const W: usize = 8;
     let tables = base_8();
     let sizes = &tables.sizes;
-    let mut acc = Integer::new();
+    let mut acc = Integer::default();
     for &fe in hash {
         acc *= super::lanes::P;
         acc += fe;

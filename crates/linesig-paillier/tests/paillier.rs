@@ -2,7 +2,7 @@
 //! single calls, every error, and decryption against an independent oracle (textbook
 //! λ/μ decryption on num-bigint, no CRT) over seeded random keys.
 
-use linesig::paillier::{
+use linesig_paillier::{
     generate_keypair, Error, Integer, Kernel, Mode, Pool, PrivateKey, PublicKey, GROUP,
 };
 use num_bigint::BigUint;

@@ -40,7 +40,7 @@
 
 mod fixed_base;
 mod keys;
-pub(crate) mod montgomery;
+mod montgomery;
 mod pool;
 
 pub use fixed_base::FixedBaseTable;

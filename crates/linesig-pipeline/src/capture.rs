@@ -7,45 +7,62 @@
 //! IPv6 (no extension headers) packets are the packets, every other record is skipped
 //! and counted. pcapng is refused with a message saying how to convert it.
 
-use crate::CliError;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const LSPKT_MAGIC: &[u8; 8] = b"LSPKTv1\n";
 /// Larger than any Solana transaction (v1: 4096); a longer record means a corrupt file.
 pub const MAX_PACKET: usize = 65_535;
 
 /// The packets of a file, and how many pcap records were not UDP payloads.
+#[derive(Clone, Debug, Default)]
 pub struct PacketFile {
     pub packets: Vec<Vec<u8>>,
     pub skipped_records: u64,
 }
 
+/// A packet file that could not be read: the file and what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("cannot read {}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{}: {what}", path.display())]
+    Format { path: PathBuf, what: String },
+}
+
 /// Read a whole packet file, detecting its format from the first bytes.
-pub fn read(path: &Path) -> Result<PacketFile, CliError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| CliError::io(format!("cannot read {}: {e}", path.display())))?;
-    let at = |what: String| CliError::io(format!("{}: {what}", path.display()));
+pub fn read(path: &Path) -> Result<PacketFile, CaptureError> {
+    let bytes = std::fs::read(path).map_err(|error| CaptureError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    parse(&bytes).map_err(|what| CaptureError::Format {
+        path: path.to_path_buf(),
+        what,
+    })
+}
+
+/// The packets of a packet file's bytes (either format), or what is wrong with them.
+pub fn parse(bytes: &[u8]) -> Result<PacketFile, String> {
     if bytes.starts_with(LSPKT_MAGIC) {
-        return read_lspkt(&bytes[8..]).map_err(at);
+        return read_lspkt(&bytes[8..]);
     }
     if bytes.len() >= 4 {
         let magic = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         match magic {
-            0xa1b2_c3d4 | 0xa1b2_3c4d | 0xd4c3_b2a1 | 0x4d3c_b2a1 => {
-                return read_pcap(&bytes).map_err(at)
-            }
+            0xa1b2_c3d4 | 0xa1b2_3c4d | 0xd4c3_b2a1 | 0x4d3c_b2a1 => return read_pcap(bytes),
             0x0a0d_0d0a => {
-                return Err(at(
+                return Err(
                     "pcapng is not supported; convert it with `editcap -F pcap IN OUT`".into(),
-                ))
+                )
             }
             _ => {}
         }
     }
-    Err(at(
-        "neither a linesig packet file (LSPKTv1) nor a pcap capture".into(),
-    ))
+    Err("neither a linesig packet file (LSPKTv1) nor a pcap capture".into())
 }
 
 fn read_lspkt(mut rest: &[u8]) -> Result<PacketFile, String> {

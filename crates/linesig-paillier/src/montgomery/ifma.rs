@@ -10,14 +10,14 @@
 //! kernels assert it again; so the intrinsics only execute on CPUs that have them.
 
 use super::{FixedBase52, Lanes52, Modulus52, LANES};
-use crate::cpu::Feature;
 use core::arch::x86_64::*;
+use linesig::cpu::{Feature, Isa};
 
 #[derive(Clone, Copy)]
 pub(crate) struct Ifma(__m512i);
 
 pub(crate) fn supported() -> bool {
-    crate::cpu::has_all(&[Feature::Avx512F, Feature::Avx512Ifma])
+    Isa::detected().has_all(&[Feature::Avx512F, Feature::Avx512Ifma])
 }
 
 // SAFETY (every `unsafe` block in this impl): see the module note; the shims are only

@@ -1,4 +1,5 @@
-//! Pipeline counters and latency histograms, and the once-a-second / at-exit report.
+//! Pipeline counters and latency histograms, and the interval and whole-run reports
+//! (data: the CLI prints them, an embedder exports them).
 //!
 //! Counters are atomics bumped by the stage that owns the event; the reporter only reads
 //! them. Latency (ingest to verdict, per packet) goes into two HDR histograms in
@@ -13,7 +14,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 #[derive(Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// Packets and bytes taken off the socket or file.
     pub received: AtomicU64,
     pub received_bytes: AtomicU64,
@@ -83,7 +84,7 @@ struct Snapshot {
     dedup_resets: u64,
 }
 
-pub struct Latency {
+pub(crate) struct Latency {
     interval: Histogram<u64>,
     total: Histogram<u64>,
     /// Engine time per batch: the part of the latency that is verification.
@@ -151,10 +152,21 @@ pub struct Drops {
     pub kernel: u64,
 }
 
-/// One report line (an interval) or the final summary (`kind = "summary"`).
+/// Which span a [`Report`] covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportKind {
+    /// The span since the previous interval report.
+    Interval,
+    /// The whole run, first packet in to last verdict out.
+    Summary,
+}
+
+/// One interval's counts and rates, or the whole run's.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    pub kind: &'static str,
+    pub kind: ReportKind,
+    /// Seconds since the run started (an interval) or the run's active span (summary).
     pub seconds: f64,
     pub packets_per_sec: f64,
     pub signatures_per_sec: f64,
@@ -185,67 +197,8 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-impl Report {
-    pub fn print(&self, json: bool) {
-        if json {
-            println!(
-                "{}",
-                serde_json::to_string(self).expect("report serialises")
-            );
-            return;
-        }
-        let l = &self.latency;
-        let d = &self.drops;
-        let head = if self.kind == "summary" {
-            format!("total {:>6.1}s", self.seconds)
-        } else {
-            format!("t+{:>6.1}s", self.seconds)
-        };
-        println!(
-            "{head}  {:>9.0} pkt/s  {:>9.0} sig/s  {:>6.3} Gbps in  latency p50 {:>7.0}µs p75 {:>7.0}µs p99 {:>7.0}µs max {:>7.0}µs  drops: malformed {} duplicate {} invalid {} overload {}{}",
-            self.packets_per_sec,
-            self.signatures_per_sec,
-            self.input_gbps,
-            l.p50_us,
-            l.p75_us,
-            l.p99_us,
-            l.max_us,
-            d.malformed,
-            d.duplicate,
-            d.invalid_signature,
-            d.overload,
-            if d.kernel > 0 { format!(" kernel {}", d.kernel) } else { String::new() },
-        );
-        if self.kind == "summary" {
-            println!(
-                "       received {} packets, passed {}, verified {} signatures in {} batches, peak memory {}{}",
-                self.received,
-                self.passed,
-                self.signatures,
-                self.batches,
-                self.peak_rss_mb.map_or("unknown".into(), |m| format!("{m:.0} MB")),
-                if self.sink_errors > 0 { format!(", {} sink errors", self.sink_errors) } else { String::new() },
-            );
-            if let Some(v) = &self.verify_batch {
-                println!(
-                    "       engine time per batch: p50 {:.0}µs p99 {:.0}µs max {:.0}µs over {} batches",
-                    v.p50_us, v.p99_us, v.max_us, v.count
-                );
-            }
-            if !self.malformed_rules.is_empty() {
-                let rules: Vec<String> = self
-                    .malformed_rules
-                    .iter()
-                    .map(|(r, n)| format!("{r} {n}"))
-                    .collect();
-                println!("       malformed by rule: {}", rules.join(", "));
-            }
-        }
-    }
-}
-
 /// Turns counter snapshots into reports.
-pub struct Reporter {
+pub(crate) struct Reporter {
     last: Snapshot,
     last_seconds: f64,
 }
@@ -274,7 +227,7 @@ impl Reporter {
             s
         };
         let report = build(
-            "interval",
+            ReportKind::Interval,
             &now,
             &self.last,
             seconds - self.last_seconds,
@@ -296,7 +249,7 @@ impl Reporter {
         };
         let rules = counters.malformed_rules.lock().unwrap().clone();
         let mut report = build(
-            "summary",
+            ReportKind::Summary,
             &now,
             &Snapshot::default(),
             active,
@@ -311,7 +264,7 @@ impl Reporter {
 }
 
 fn build(
-    kind: &'static str,
+    kind: ReportKind,
     now: &Snapshot,
     before: &Snapshot,
     span: f64,

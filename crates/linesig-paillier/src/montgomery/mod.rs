@@ -818,7 +818,7 @@ mod tests {
         for (modulus_bits, exponent_bits, window) in [(64, 32, 8), (521, 130, 5), (2048, 512, 8)] {
             let modulus = random_bits(modulus_bits, &mut rng) | 1u32;
             let base = random_below(&modulus, &mut rng);
-            let gmp = crate::paillier::FixedBaseTable::new(&base, &modulus, exponent_bits, window);
+            let gmp = crate::FixedBaseTable::new(&base, &modulus, exponent_bits, window);
             let full = (Integer::from(1) << (gmp.digits() as u32 * window)) - 1u32;
             let exponents: [Integer; LANES] = core::array::from_fn(|i| match i {
                 0 => Integer::new(),
