@@ -1,5 +1,5 @@
 //! Arbitrary bytes into the Solana packet parser: it never panics, it accepts exactly
-//! what the Solana SDK's decoder and sanitizer accept (plus DESIGN.md §5's limits), and
+//! what the Solana SDK's decoder and sanitizer accept (plus docs/design.md §5's limits), and
 //! every range it returns lies inside the packet.
 #![no_main]
 

@@ -48,8 +48,9 @@ impl Engine {
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let scheme = scheme
             .parse::<Scheme>()
-            .and_then(|s| s.with_policy(policy))
-            .map_err(PyValueError::new_err)?;
+            .map_err(|e| PyValueError::new_err(e.to_string()))?
+            .with_policy(policy)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let key_cache = key_cache_mb
             .checked_mul(1 << 20)
             .ok_or_else(|| PyValueError::new_err("key_cache_mb is too large"))?;

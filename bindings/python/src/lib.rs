@@ -85,7 +85,9 @@ fn on_pool<T: Send>(
 fn set_workers(workers: usize, kernel: Option<&str>) -> PyResult<()> {
     let kernel = match kernel {
         None => paillier::Kernel::best(),
-        Some(name) => name.parse().map_err(PyValueError::new_err)?,
+        Some(name) => name
+            .parse()
+            .map_err(|e: paillier::UnknownName| PyValueError::new_err(e.to_string()))?,
     };
     let pool = Arc::new(Pool::with_kernel(workers, kernel).map_err(py_error)?);
     *POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pool);

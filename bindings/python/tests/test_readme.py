@@ -1,4 +1,5 @@
-"""The README's Python examples run as written. Each ```python block is executed with
+"""The Python examples of the README and of docs/*.md run as written. Each ```python
+block is executed with
 the inputs its prose names already defined: `public_keys`, `messages`, `signatures` (the
 djb vectors), `ledger_dir` (a directory of Parquet shards) and `verdicts_dir`. The
 Parquet command runs too, on a `ledger.parquet` of the same vectors."""
@@ -17,7 +18,9 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 from test_engine import BINARY, ROOT, djb  # noqa: E402
 
-BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+TEXT = "\n".join(path.read_text() for path in DOCS)
+BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, re.S)
 
 
 def test_the_readme_has_python_examples():
@@ -45,7 +48,7 @@ def test_readme_python_example_runs(index, tmp_path):
         "verdicts_dir": str(tmp_path / "verdicts"),
     }
     try:
-        exec(compile(BLOCKS[index], "README.md python block %d" % index, "exec"), namespace)
+        exec(compile(BLOCKS[index], "docs python block %d" % index, "exec"), namespace)
     finally:
         if ray.is_initialized():
             ray.shutdown()
@@ -54,7 +57,7 @@ def test_readme_python_example_runs(index, tmp_path):
 def test_readme_parquet_command_runs(tmp_path):
     command = next(
         line
-        for block in re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+        for block in re.findall(r"```sh\n(.*?)```", TEXT, re.S)
         for line in block.splitlines()
         if line.startswith("linesig verify --input ledger.parquet")
     )

@@ -46,7 +46,8 @@ pub fn parse_kernel(name: &str) -> Result<Kernel, CliError> {
     if name.is_empty() || name.eq_ignore_ascii_case("auto") {
         return Ok(Kernel::best());
     }
-    name.parse::<Kernel>().map_err(CliError::usage)
+    name.parse::<Kernel>()
+        .map_err(|e| CliError::usage(e.to_string()))
 }
 
 /// What the Paillier benchmark needs from `linesig bench`'s arguments.

@@ -9,10 +9,12 @@ use linesig::{Item, Policy, Scheme};
 
 /// `--scheme` and `--policy` together; a policy only means something for Ed25519.
 pub fn parse_scheme(scheme: &str, policy: Option<Policy>) -> Result<Scheme, CliError> {
+    let scheme: Scheme = scheme
+        .parse()
+        .map_err(|e: linesig::UnknownName| CliError::usage(e.to_string()))?;
     scheme
-        .parse::<Scheme>()
-        .and_then(|s| s.with_policy(policy))
-        .map_err(CliError::usage)
+        .with_policy(policy)
+        .map_err(|e| CliError::usage(e.to_string()))
 }
 
 pub struct Ed25519Signer;

@@ -32,11 +32,26 @@ pub enum KeyDistribution {
     Zipf { exponent: f64, keys: usize },
 }
 
+/// A `--keys` value that names no key distribution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadKeyDistribution(pub String);
+
+impl std::fmt::Display for BadKeyDistribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "bad key distribution '{}': use distinct, per-key:K, hot:N or zipf:S:N",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for BadKeyDistribution {}
+
 impl FromStr for KeyDistribution {
-    type Err = String;
+    type Err = BadKeyDistribution;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad =
-            || format!("bad key distribution '{s}': use distinct, per-key:K, hot:N or zipf:S:N");
+        let bad = || BadKeyDistribution(s.to_string());
         let parts: Vec<&str> = s.split(':').collect();
         let count = |p: &str| p.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(bad);
         match parts.as_slice() {

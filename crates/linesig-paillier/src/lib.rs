@@ -1,5 +1,5 @@
 //! Paillier's additively homomorphic encryption (Paillier, EUROCRYPT 1999), on GMP through
-//! `rug`, with array calls that run on all cores. DESIGN.md §7.
+//! `rug`, with array calls that run on all cores (docs/design.md §7).
 //!
 //! Keys use g = n + 1, so (1 + n)^m = 1 + m·n (mod n²): the plaintext part of a
 //! ciphertext is one multiplication, and the cost of encrypting is the *obfuscator*, a
@@ -45,6 +45,7 @@ mod pool;
 
 pub use fixed_base::FixedBaseTable;
 pub use keys::{generate_keypair, PrivateKey, PublicKey};
+pub use linesig::UnknownName;
 pub use pool::{Pool, GROUP};
 pub use rug::Integer;
 
@@ -70,14 +71,12 @@ impl Mode {
 }
 
 impl std::str::FromStr for Mode {
-    type Err = String;
+    type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "textbook" => Ok(Mode::Textbook),
             "djn" => Ok(Mode::Djn),
-            _ => Err(format!(
-                "unknown Paillier mode '{s}' (available: textbook, djn)"
-            )),
+            _ => Err(UnknownName::new("Paillier mode", s, "textbook, djn")),
         }
     }
 }
@@ -144,14 +143,12 @@ impl std::fmt::Display for Kernel {
 }
 
 impl std::str::FromStr for Kernel {
-    type Err = String;
+    type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Kernel::ALL
             .into_iter()
             .find(|k| k.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                format!("unknown Paillier kernel '{s}' (available: gmp, portable, ifma)")
-            })
+            .ok_or_else(|| UnknownName::new("Paillier kernel", s, "gmp, portable, ifma"))
     }
 }
 
@@ -232,3 +229,8 @@ fn random_nonzero_below<R: RngCore + CryptoRng + ?Sized>(bound: &Integer, rng: &
         }
     }
 }
+
+/// The Rust example of docs/paillier.md, run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/paillier.md")]
+struct PaillierDocs;

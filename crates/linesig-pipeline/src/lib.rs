@@ -577,3 +577,8 @@ impl<'a> VerifyStage<'a> {
         }
     }
 }
+
+/// The Rust example of docs/pipeline.md, run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/pipeline.md")]
+struct PipelineDocs;

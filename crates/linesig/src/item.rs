@@ -1,7 +1,7 @@
 //! What gets verified: borrowed items, and a columnar batch (one buffer plus offsets) that
 //! packets, Arrow columns and the C ABI can fill without copying each field.
 
-use crate::engine::Error;
+use crate::error::Error;
 
 /// One signature to verify. Fields borrow; wrong lengths are not an error here but an
 /// `Invalid(BadLength)` verdict from the engine.

@@ -1,5 +1,5 @@
 //! Differential tests: linesig against every oracle of each policy, on random valid
-//! signatures and on the adversarial families of DESIGN.md §3. Seeded; the default run is
+//! signatures and on the adversarial families of docs/design.md §3. Seeded; the default run is
 //! quick, `LINESIG_SOAK_ROUNDS=N` multiplies it for a soak.
 
 mod common;

@@ -1,6 +1,7 @@
-//! The acceptance policies of DESIGN.md §3, as data. Every backend reads these rules from
+//! The acceptance policies of docs/design.md §3, as data. Every backend reads these rules from
 //! here; none of them encodes a policy on its own.
 
+use crate::error::UnknownPolicy;
 use std::fmt;
 use std::str::FromStr;
 
@@ -76,10 +77,6 @@ impl fmt::Display for Policy {
 }
 
 /// A policy name that is not one of `strict`, `zip215`, `zip215-strict`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown Ed25519 policy '{0}' (expected strict, zip215 or zip215-strict)")]
-pub struct UnknownPolicy(pub String);
-
 impl FromStr for Policy {
     type Err = UnknownPolicy;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

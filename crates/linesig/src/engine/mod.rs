@@ -5,20 +5,14 @@
 //! and a pool of `workers` threads the rest; each unit writes the verdicts of its own
 //! items, so verdict order is input order whatever the schedule.
 
-pub(crate) mod grouping;
-pub(crate) mod key_cache;
-
-pub use key_cache::KeyCacheStats;
-
 use crate::cpu::Isa;
-use crate::ed25519;
+use crate::error::Error;
 use crate::item::{Item, ItemBatch, ItemSource};
-use crate::leansig;
-use crate::mldsa;
+use crate::key_cache::{self, KeyCache, KeyCacheStats};
+use crate::scheme::{dispatch, Scheme};
 use crate::verdict::{Reject, Verdict};
-use crate::Scheme;
-use crate::{Backend, UnknownBackend};
-use key_cache::KeyCache;
+use crate::verifier::SchemeVerifier;
+use crate::Backend;
 use std::sync::Arc;
 
 /// Calls with at most this many items run on the calling thread: waking a pool worker
@@ -28,43 +22,6 @@ const INLINE_ITEMS: usize = 2;
 
 /// Items per work unit unless configured.
 pub const DEFAULT_BATCH_SIZE: usize = 512;
-
-/// What can go wrong before verification starts. Bad *items* are never an error: they
-/// get an `Invalid` verdict.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    #[error("workers must be at least 1")]
-    ZeroWorkers,
-    #[error("batch size must be at least 1")]
-    ZeroBatchSize,
-    #[error("lanes in use must be at least 1")]
-    ZeroLanes,
-    #[error(transparent)]
-    UnknownBackend(#[from] UnknownBackend),
-    #[error("backend '{backend}' cannot run {scheme} on this CPU (it needs {needs}; this CPU has {has})")]
-    UnsupportedBackend {
-        backend: Backend,
-        scheme: &'static str,
-        needs: String,
-        has: Isa,
-    },
-    #[error("could not start the worker pool: {0}")]
-    ThreadPool(String),
-    #[error("item {index}: span at offset {offset}, length {len} lies outside the {buffer_len}-byte buffer")]
-    SpanOutOfBounds {
-        index: usize,
-        offset: usize,
-        len: usize,
-        buffer_len: usize,
-    },
-    #[error("output has room for {got} verdicts but there are {expected} items")]
-    OutputLength { expected: usize, got: usize },
-    #[error("{0} has no key cache: its public keys have nothing to precompute (use 0)")]
-    NoKeyCache(&'static str),
-    #[error("a key cache of {bytes} bytes holds no key table: one takes {table_bytes} bytes with its bookkeeping on this backend (use 0 to switch the cache off)")]
-    KeyCacheTooSmall { bytes: usize, table_bytes: usize },
-}
 
 /// Configures an [`Engine`]; see [`Engine::builder`].
 #[derive(Clone, Debug)]
@@ -157,21 +114,17 @@ impl EngineBuilder {
             None => Backend::from_env()?,
         };
         let backend = choose_backend(self.scheme, forced, Isa::detected())?;
-        let key_cache = match self.scheme {
-            _ if self.key_cache_bytes == 0 => None,
-            scheme => {
-                let table_bytes = match scheme {
-                    Scheme::Ed25519(_) => ed25519::key_table_bytes(backend),
-                    Scheme::MlDsa(parameter_set) => mldsa::expanded_key_bytes(parameter_set),
-                    // A leanSig key is 48–52 bytes of public data with nothing to expand.
-                    Scheme::LeanSig(_) => return Err(Error::NoKeyCache(scheme.name())),
-                };
-                Some(KeyCache::new(self.key_cache_bytes, table_bytes).ok_or(
-                    Error::KeyCacheTooSmall {
-                        bytes: self.key_cache_bytes,
+        let key_cache = match self.key_cache_bytes {
+            0 => None,
+            bytes => {
+                let table_bytes = dispatch!(self.scheme, v => v.key_table_bytes(backend))
+                    .ok_or(Error::NoKeyCache(self.scheme.name()))?;
+                Some(
+                    KeyCache::new(bytes, table_bytes).ok_or(Error::KeyCacheTooSmall {
+                        bytes,
                         table_bytes: table_bytes + key_cache::SLOT_OVERHEAD,
-                    },
-                )?)
+                    })?,
+                )
             }
         };
         let pool = rayon::ThreadPoolBuilder::new()
@@ -373,19 +326,10 @@ impl Engine {
     }
 
     fn verify_unit<S: ItemSource + ?Sized>(&self, items: &S, start: usize, out: &mut [Verdict]) {
-        match self.scheme {
-            Scheme::Ed25519(policy) => {
-                let cache = self.key_cache.as_ref();
-                ed25519::verify_unit(policy, self.backend, self.lanes, cache, items, start, out)
-            }
-            Scheme::MlDsa(parameter_set) => {
-                let cache = self.key_cache.as_ref();
-                mldsa::verify_unit(parameter_set, self.backend, cache, items, start, out)
-            }
-            Scheme::LeanSig(instance) => {
-                leansig::verify_unit(instance, self.backend, self.lanes, items, start, out)
-            }
-        }
+        let cache = self.key_cache.as_ref();
+        dispatch!(self.scheme, v => {
+            v.verify_unit(self.backend, self.lanes, cache, items, start, out)
+        })
     }
 }
 
@@ -393,7 +337,7 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::cpu::Feature::*;
-    use crate::Policy;
+    use crate::{leansig, mldsa, Policy};
 
     /// Skylake-X / Cascade Lake (most cloud Xeons): AVX-512 F, BW and DQ, no IFMA. The
     /// engine takes the AVX-512 ML-DSA and leanSig lanes there, forced or by default,

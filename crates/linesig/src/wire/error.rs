@@ -3,7 +3,7 @@
 
 use super::compact_u16::CompactU16Error;
 
-/// A packet that is not a well-formed transaction under the rules of DESIGN.md §5
+/// A packet that is not a well-formed transaction under the rules of docs/design.md §5
 /// (Agave's sanitizer; SIMD-0385 for v1). Such a packet is dropped before verification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

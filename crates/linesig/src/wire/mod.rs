@@ -1,7 +1,7 @@
 //! Solana transaction packets → (signature, public key, signed message) triples.
 //!
 //! [`parse`] sanitizes a packet the way Agave does before signature verification
-//! (DESIGN.md §5): legacy and v0 transactions (≤ 1232 bytes, compact-u16 counts) and v1
+//! (docs/design.md §5): legacy and v0 transactions (≤ 1232 bytes, compact-u16 counts) and v1
 //! (SIMD-0385, ≤ 4096 bytes, signatures at the end), optionally with the signatures of
 //! Ed25519 precompile instructions. A packet that breaks a rule gets a [`WireError`]
 //! naming it; nothing here panics on any input. [`build`] is the matching encoder.

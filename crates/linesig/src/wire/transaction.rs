@@ -1,6 +1,6 @@
 //! The transaction parser: packet bytes → a borrowed view with the offsets of every
 //! signature, signer key and the signed message, after Agave's sanitize rules
-//! (DESIGN.md §5). No I/O, no copies; every read is bounds-checked by [`Cursor`].
+//! (docs/design.md §5). No I/O, no copies; every read is bounds-checked by [`Cursor`].
 
 use super::compact_u16;
 use super::error::{PrecompileRule, WireError};

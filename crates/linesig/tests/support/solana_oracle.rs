@@ -5,7 +5,7 @@
 use solana_message::VersionedMessage;
 use solana_transaction::versioned::VersionedTransaction;
 
-/// The SDK's verdict plus the limits it leaves to other stages (DESIGN.md §5; SIMD-0385
+/// The SDK's verdict plus the limits it leaves to other stages (docs/design.md §5; SIMD-0385
 /// for v1): the packet size, 12 signatures, and v1's account, instruction, duplicate and
 /// heap-size rules.
 pub fn oracle_accepts(packet: &[u8]) -> bool {

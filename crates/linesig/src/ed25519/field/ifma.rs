@@ -288,7 +288,10 @@ mod tests {
     use num_bigint::BigUint;
 
     fn supported() -> bool {
-        crate::cpu::has_all(crate::ed25519::IFMA_FEATURES)
+        crate::cpu::has_all(&[
+            crate::cpu::Feature::Avx512F,
+            crate::cpu::Feature::Avx512Ifma,
+        ])
     }
 
     #[test]

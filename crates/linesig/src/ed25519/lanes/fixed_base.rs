@@ -1,10 +1,10 @@
-//! Fixed-base scalar multiplication for hot keys (DESIGN.md §4, "Hot keys"): with every
+//! Fixed-base scalar multiplication for hot keys (docs/design.md §4, "Hot keys"): with every
 //! [d·2^(w·j)]P tabulated (positions j, signed digits d), [x]P = Σ_j table_j[x_j] costs
 //! one mixed addition per digit and no doublings at all. A hot key's table for −A and
 //! the base point's table for B turn [S]B − [k]A into 51 + 32 additions, against 252
 //! doublings and 96 additions on the per-unit path.
 //!
-//! Sizes (chosen by measurement, README "Hot keys"): a key's table has radix-2^5
+//! Sizes (chosen by measurement, docs/results.md "Hot keys"): a key's table has radix-2^5
 //! digits, 51 positions of the multiples 0..=16 (867 affine entries, 104 KB with
 //! 40-byte field elements), so a few hundred hot keys stay within L2/L3 and one
 //! signature reads 6 KB of it. The base point's table, one per backend for all keys,
@@ -23,7 +23,7 @@ use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
 use crate::ed25519::sha512::LaneWords;
 use crate::ed25519::{precheck_key, UnitEntry};
-use crate::engine::key_cache::{KeyCache, Lookup, Table};
+use crate::key_cache::{KeyCache, Lookup, Table};
 use crate::verdict::Verdict;
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use std::ops::Range;

@@ -33,7 +33,7 @@ use super::field::{LaneField, MAX_LANES};
 use super::policy::Rules;
 use super::sha512::{self, LaneWords, Parts};
 use super::{precheck_key, precheck_signature, UnitEntry};
-use crate::engine::key_cache::KeyCache;
+use crate::key_cache::KeyCache;
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use curve25519_dalek::Scalar;
@@ -1044,7 +1044,7 @@ mod op_profile {
                     slot: i as u32,
                 })
                 .collect();
-            let groups = crate::engine::grouping::key_groups(&mut entries, |e| e.public_key);
+            let groups = crate::grouping::key_groups(&mut entries, |e| e.public_key);
             let mut out = vec![Verdict::Invalid(Reject::EquationFailed); n];
             COUNTS.with(|c| c.set([0; 4]));
             let ladder = Ladder {

@@ -1,4 +1,4 @@
-//! The cross-batch cache of hot public keys (DESIGN.md §4, "Hot keys"): for each key that
+//! The cross-batch cache of hot public keys (docs/design.md §4, "Hot keys"): for each key that
 //! keeps signing, the backend's fixed-base table, which turns [k]A into additions only.
 //!
 //! - **Bounded by bytes.** Every table of one backend has the same size, so the bound

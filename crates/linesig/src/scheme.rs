@@ -1,0 +1,237 @@
+//! The schemes linesig verifies ([`Scheme`]), and the one place that dispatches on them:
+//! `dispatch!` hands each scheme's parameter value (an implementor of
+//! `SchemeVerifier`) to generic code, for the engine and for the per-scheme answers of
+//! [`Backend`] (features, lanes, default, description).
+
+use crate::backend::Backend;
+use crate::cpu::{Feature, Isa};
+use crate::ed25519::Policy;
+use crate::error::{PolicyNotApplicable, UnknownName};
+use crate::item::Item;
+use crate::verdict::Verdict;
+use crate::verifier::SchemeVerifier;
+use crate::{leansig, mldsa};
+
+/// `$body` with `$v` bound to `$scheme`'s parameter value: an Ed25519 [`Policy`], an
+/// ML-DSA [`mldsa::ParameterSet`] or a leanSig [`leansig::Instance`], each a
+/// `SchemeVerifier`. The only `match` on [`Scheme`] that selects behaviour.
+macro_rules! dispatch {
+    ($scheme:expr, $v:ident => $body:expr) => {
+        match $scheme {
+            $crate::Scheme::Ed25519($v) => $body,
+            $crate::Scheme::MlDsa($v) => $body,
+            $crate::Scheme::LeanSig($v) => $body,
+        }
+    };
+}
+pub(crate) use dispatch;
+
+/// A signature scheme and the rules it is verified under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Scheme {
+    /// Ed25519 (RFC 8032) under one of the chains' acceptance policies.
+    Ed25519(Policy),
+    /// ML-DSA (FIPS 204) with the given parameter set.
+    MlDsa(mldsa::ParameterSet),
+    /// leanSig (generalized XMSS, Ethereum lean consensus): the item's context is the
+    /// epoch, four bytes little-endian ([`leansig::epoch_context`]).
+    LeanSig(leansig::Instance),
+}
+
+impl Scheme {
+    /// Verify one item on the portable path. An engine gives the same
+    /// verdict for the same item, whatever its batch, backend, workers or batch size.
+    pub fn verify(self, item: &Item<'_>) -> Verdict {
+        dispatch!(self, v => SchemeVerifier::verify(v, item))
+    }
+
+    /// This scheme under `policy` where one is given (Ed25519 defaults to `Strict`). A
+    /// policy applies to Ed25519 only; giving one for another scheme is an error, never
+    /// silently ignored.
+    pub fn with_policy(self, policy: Option<Policy>) -> Result<Scheme, PolicyNotApplicable> {
+        match (self, policy) {
+            (Scheme::Ed25519(_), policy) => Ok(Scheme::Ed25519(policy.unwrap_or_default())),
+            (other, None) => Ok(other),
+            (other, Some(_)) => Err(PolicyNotApplicable {
+                scheme: other.name(),
+            }),
+        }
+    }
+
+    /// A human label: "Ed25519 (policy strict)", "ML-DSA-44".
+    pub fn label(self) -> String {
+        dispatch!(self, v => v.scheme_label())
+    }
+
+    /// The scheme's name, as the CLI and JSON reports spell it.
+    pub fn name(self) -> &'static str {
+        dispatch!(self, v => v.scheme_name())
+    }
+}
+
+impl std::str::FromStr for Scheme {
+    type Err = UnknownName;
+    /// `ed25519` (policy `strict`; pick another with [`Scheme::Ed25519`]), `mldsa44`,
+    /// `mldsa65`, `mldsa87`, `leansig-devnet4`, `leansig-l18`, `leansig-l32`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("ed25519") {
+            return Ok(Scheme::Ed25519(Policy::Strict));
+        }
+        if let Ok(instance) = s.parse::<leansig::Instance>() {
+            return Ok(Scheme::LeanSig(instance));
+        }
+        s.parse::<mldsa::ParameterSet>()
+            .map(Scheme::MlDsa)
+            .map_err(|_| {
+                UnknownName::new(
+                    "scheme",
+                    s,
+                    "ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18, leansig-l32",
+                )
+            })
+    }
+}
+
+impl Default for Scheme {
+    fn default() -> Self {
+        Scheme::Ed25519(Policy::Strict)
+    }
+}
+
+impl Backend {
+    /// The CPU features `scheme` needs on this backend (empty for `reference`), or
+    /// `None` where this build has no such path (a SIMD backend off x86-64). These are the
+    /// constants the kernels themselves check, so the engine's answer is theirs.
+    pub fn required_features(self, scheme: Scheme) -> Option<&'static [Feature]> {
+        fn of<V: SchemeVerifier>(_: V, backend: Backend) -> Option<&'static [Feature]> {
+            match backend {
+                Backend::Reference => Some(&[]),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Ifma => Some(V::AVX512_FEATURES),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2 => Some(V::AVX2_FEATURES),
+                #[cfg(not(target_arch = "x86_64"))]
+                Backend::Ifma | Backend::Avx2 => None,
+            }
+        }
+        dispatch!(scheme, v => of(v, self))
+    }
+
+    /// Whether a CPU with `isa` can run `scheme` on this backend.
+    pub fn runs_on(self, scheme: Scheme, isa: Isa) -> bool {
+        self.required_features(scheme)
+            .is_some_and(|features| isa.has_all(features))
+    }
+
+    /// Whether this CPU can run `scheme` on this backend.
+    pub fn is_supported_for(self, scheme: Scheme) -> bool {
+        self.runs_on(scheme, Isa::detected())
+    }
+
+    /// Signatures one vector carries for `scheme` on this backend: what the engine's
+    /// `lanes` option limits. ML-DSA spreads one signature's coefficients over the
+    /// lanes instead, so it is 1 there.
+    pub fn lanes(self, scheme: Scheme) -> usize {
+        fn of<V: SchemeVerifier>(_: V, backend: Backend) -> usize {
+            match backend {
+                Backend::Ifma => V::AVX512_LANES,
+                Backend::Avx2 => V::AVX2_LANES,
+                Backend::Reference => 1,
+            }
+        }
+        dispatch!(scheme, v => of(v, self))
+    }
+
+    /// What this backend runs for `scheme`, for reports.
+    pub fn describe(self, scheme: Scheme) -> &'static str {
+        dispatch!(scheme, v => SchemeVerifier::describe(v, self))
+    }
+
+    /// The backend an engine for `scheme` uses unless told otherwise on this CPU:
+    /// [`Backend::best_on`] the detected features.
+    pub fn best_for(scheme: Scheme) -> Backend {
+        Backend::best_on(scheme, Isa::detected())
+    }
+
+    /// The fastest backend measured for `scheme` on a CPU with `isa`: the first of the
+    /// scheme's preference list that runs there, else `reference`. The measurements
+    /// behind each list are cited at the scheme's `SchemeVerifier` impl (Ed25519: `ifma`
+    /// only, as `reference` beat `avx2` on the AVX2-only CPU measured; ML-DSA and
+    /// leanSig: the AVX-512 lanes, then `avx2`).
+    pub fn best_on(scheme: Scheme, isa: Isa) -> Backend {
+        fn preference<V: SchemeVerifier>(_: V) -> &'static [Backend] {
+            V::PREFERENCE
+        }
+        dispatch!(scheme, v => preference(v))
+            .iter()
+            .copied()
+            .find(|backend| backend.runs_on(scheme, isa))
+            .unwrap_or(Backend::Reference)
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use crate::cpu::Feature;
+
+    const ED25519: Scheme = Scheme::Ed25519(Policy::Strict);
+    const MLDSA: Scheme = Scheme::MlDsa(mldsa::ParameterSet::MlDsa44);
+    const LEANSIG: Scheme = Scheme::LeanSig(leansig::Instance::Devnet4);
+
+    fn isa(features: &[Feature]) -> Isa {
+        Isa::of(features)
+    }
+
+    /// The dispatch table on CPUs CI may not have. Skylake-X / Cascade Lake (AVX-512F,
+    /// BW, DQ, no IFMA): the AVX-512 ML-DSA and leanSig paths run and are the default;
+    /// Ed25519's `ifma` does not.
+    #[test]
+    fn avx512f_without_ifma_runs_the_pq_lanes_only() {
+        use Feature::*;
+        let skylake_x = isa(&[Avx2, Avx512F, Avx512Bw, Avx512Dq]);
+        assert!(!Backend::Ifma.runs_on(ED25519, skylake_x));
+        assert!(Backend::Avx2.runs_on(ED25519, skylake_x));
+        for scheme in [MLDSA, LEANSIG] {
+            assert!(Backend::Ifma.runs_on(scheme, skylake_x), "{scheme:?}");
+            assert_eq!(Backend::best_on(scheme, skylake_x), Backend::Ifma);
+        }
+        assert_eq!(Backend::best_on(ED25519, skylake_x), Backend::Reference);
+    }
+
+    #[test]
+    fn every_path_needs_exactly_its_features() {
+        use Feature::*;
+        let zen4 = isa(&[Avx2, Avx512F, Avx512Bw, Avx512Dq, Avx512Ifma]);
+        let zen3 = isa(&[Avx2]);
+        for scheme in [ED25519, MLDSA, LEANSIG] {
+            assert_eq!(Backend::best_on(scheme, zen4), Backend::Ifma);
+            assert!(Backend::Reference.runs_on(scheme, Isa::PORTABLE));
+            assert!(!Backend::Avx2.runs_on(scheme, Isa::PORTABLE));
+            assert!(!Backend::Ifma.runs_on(scheme, zen3));
+            assert_eq!(Backend::best_on(scheme, Isa::PORTABLE), Backend::Reference);
+        }
+        assert_eq!(Backend::best_on(ED25519, zen3), Backend::Reference);
+        assert_eq!(Backend::best_on(MLDSA, zen3), Backend::Avx2);
+        assert_eq!(Backend::best_on(LEANSIG, zen3), Backend::Avx2);
+        // Ed25519's IFMA kernels use DQ's `vpmullq`: IFMA alone is not enough.
+        assert!(!Backend::Ifma.runs_on(ED25519, isa(&[Avx2, Avx512F, Avx512Ifma])));
+    }
+
+    /// The lane counts reports give are the kernels' own.
+    #[test]
+    fn lane_counts_are_the_kernels() {
+        use leansig::lanes::KoalaLanes;
+        assert_eq!(
+            Backend::Avx2.lanes(LEANSIG),
+            leansig::lanes::avx2::Avx2x2::N
+        );
+        assert_eq!(
+            Backend::Ifma.lanes(LEANSIG),
+            leansig::lanes::avx512::Avx512::N
+        );
+        assert_eq!(Backend::Reference.lanes(LEANSIG), 1);
+        assert_eq!(Backend::Ifma.lanes(MLDSA), 1);
+    }
+}

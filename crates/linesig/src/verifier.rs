@@ -1,0 +1,59 @@
+//! What a scheme gives the engine, as one trait: implemented once per scheme by its
+//! parameter type (`ed25519::Policy`, `mldsa::ParameterSet`, `leansig::Instance`), and
+//! dispatched in one place (`dispatch!` in `scheme.rs`). A new scheme is its module, this
+//! trait's impl, and one arm of `Scheme` and of `dispatch!`.
+//!
+//! This module sits below the schemes and names none of them.
+
+use crate::backend::Backend;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::Feature;
+use crate::item::{Item, ItemSource};
+use crate::key_cache::KeyCache;
+use crate::verdict::Verdict;
+
+pub(crate) trait SchemeVerifier: Copy {
+    /// The CPU features of the scheme's AVX-512 and AVX2 paths: the constants the kernels
+    /// themselves check before running.
+    #[cfg(target_arch = "x86_64")]
+    const AVX512_FEATURES: &'static [Feature];
+    #[cfg(target_arch = "x86_64")]
+    const AVX2_FEATURES: &'static [Feature];
+
+    /// Signatures one vector carries on the AVX-512 and AVX2 paths: what the engine's
+    /// `lanes` option limits (1 where one signature spans the lanes).
+    const AVX512_LANES: usize;
+    const AVX2_LANES: usize;
+
+    /// The SIMD backends from the fastest measured down: an engine's default is the first
+    /// one the CPU runs, else `reference`. The measurements are cited at the impls.
+    const PREFERENCE: &'static [Backend];
+
+    /// The scheme's name as the CLI and JSON reports spell it.
+    fn scheme_name(self) -> &'static str;
+
+    /// A human label: "Ed25519 (policy strict)", "ML-DSA-44".
+    fn scheme_label(self) -> String;
+
+    /// What `backend` runs for this scheme, for reports.
+    fn describe(self, backend: Backend) -> &'static str;
+
+    /// Bytes of one public key's precomputed table on `backend` (what the key cache
+    /// charges), or `None` where the scheme's keys have nothing to precompute.
+    fn key_table_bytes(self, backend: Backend) -> Option<usize>;
+
+    /// One item on the portable path.
+    fn verify(self, item: &Item<'_>) -> Verdict;
+
+    /// The engine's work unit: verdicts of `items[start..start + out.len()]` into `out`,
+    /// at most `lanes` signatures per vector (`usize::MAX`: all).
+    fn verify_unit<S: ItemSource + ?Sized>(
+        self,
+        backend: Backend,
+        lanes: usize,
+        cache: Option<&KeyCache>,
+        items: &S,
+        start: usize,
+        out: &mut [Verdict],
+    );
+}
