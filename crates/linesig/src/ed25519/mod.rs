@@ -10,6 +10,7 @@
 
 mod encoding;
 mod field;
+mod half_size;
 mod lanes;
 mod policy;
 mod reference;
@@ -144,27 +145,54 @@ pub fn stage_profile(
     items: &[Item<'_>],
     unit: usize,
 ) -> Option<StageProfile> {
+    stage_profile_on(policy, backend, items, unit, None)
+}
+
+#[cfg(target_arch = "x86_64")]
+type ProfileGroups = fn(
+    lanes::Plan,
+    Rules,
+    &[UnitEntry<'_>],
+    &[std::ops::Range<usize>],
+    &mut [Verdict],
+    &mut lanes::CycleClock,
+) -> bool;
+
+/// As [`stage_profile`], on `plan` where given (else the backend's own for `policy`):
+/// how the plans were measured against each other.
+pub(crate) fn stage_profile_on(
+    policy: Policy,
+    backend: Backend,
+    items: &[Item<'_>],
+    unit: usize,
+    plan: Option<lanes::Plan>,
+) -> Option<StageProfile> {
     #[cfg(target_arch = "x86_64")]
     {
-        let profile_groups = match backend {
-            Backend::Ifma => lanes::ifma::profile_groups,
-            Backend::Avx2 => lanes::avx2::profile_groups,
+        let (profile_groups, own_plan, features) = match backend {
+            Backend::Ifma => (
+                lanes::ifma::profile_groups as ProfileGroups,
+                lanes::ifma::plan as fn(_) -> _,
+                lanes::ifma::FEATURES,
+            ),
+            Backend::Avx2 => (
+                lanes::avx2::profile_groups as ProfileGroups,
+                lanes::avx2::plan as fn(_) -> _,
+                lanes::avx2::FEATURES,
+            ),
             Backend::Reference => return None,
-        };
-        let features = match backend {
-            Backend::Ifma => lanes::ifma::FEATURES,
-            _ => lanes::avx2::FEATURES,
         };
         if !crate::cpu::has_all(features) {
             return None;
         }
+        let plan = plan.unwrap_or_else(|| own_plan(policy.rules()));
         let mut clock = lanes::CycleClock::default();
         let mut verdicts = vec![Verdict::Invalid(Reject::EquationFailed); items.len()];
         let unit = unit.max(1);
         for (n, out) in verdicts.chunks_mut(unit).enumerate() {
             let mut entries = unit_entries(items, n * unit, out);
             let groups = key_groups(&mut entries, |e| e.public_key);
-            profile_groups(policy.rules(), &entries, &groups, out, &mut clock);
+            profile_groups(plan, policy.rules(), &entries, &groups, out, &mut clock);
         }
         let per = |c: u64| c as f64 / items.len().max(1) as f64;
         Some(StageProfile {
@@ -178,7 +206,7 @@ pub fn stage_profile(
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (policy, backend, items, unit);
+        let _ = (policy, backend, items, unit, plan);
         None
     }
 }
