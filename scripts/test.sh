@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
-# the C ABI (header drift, C example, error paths), the Go binding, and the Python
-# package (built with maturin into target/python-venv; pytest, including interop with phe).
+# leanSig aggregation's layers so far, the C ABI (header drift, C example, error
+# paths), the Go binding, and the Python package (built with maturin into
+# target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
 cargo test --release --locked --workspace
+# leanSig aggregation, in progress behind linesig's `aggregate` feature (off by default).
+cargo test --release --locked -p linesig --features aggregate --lib leansig::aggregate
 # The Go binding links target/release/liblinesig.a.
 cargo build --release --locked -p linesig-ffi
 if ! command -v go >/dev/null 2>&1; then

@@ -1,0 +1,251 @@
+//! One KoalaBear Poseidon1 permutation of width W (16 or 24, leanSig devnet-4's chain
+//! and tree hashes) as a block of trace columns, with its degree-3 constraints.
+//!
+//! Poseidon1 (textbook form, Grassi et al. 2019 §2): 4 full rounds, RP partial rounds, 4
+//! full rounds; a round adds its W round constants, cubes every element (full) or
+//! element 0 (partial), and multiplies by the circulant MDS matrix. The constants are
+//! Plonky3's `KOALABEAR_POSEIDON1_RC_{16,24}` and `MATRIX_CIRC_MDS_{16,24}_COL`, the ones
+//! leanSig c08a3ba hashes with (`super::super::poseidon`).
+//!
+//! Columns, `W + 8·W + RP` (16: 164; 24: 239):
+//! - the input state;
+//! - the state after each of the first four full rounds;
+//! - the cube of element 0 in each partial round;
+//! - the state after each of the last four full rounds (the last W columns: the output).
+//!
+//! `p3-poseidon1-air` commits the whole state after every partial round (W·RP more
+//! columns: 552 more at width 24). Here a partial round commits only its cube: the state
+//! through the partial rounds is an affine function of the fifth full round's input and
+//! the cubes before it, whose coefficients are computed once ([`Poseidon1Air::new`]),
+//! so every constraint stays of degree 3 over a third of the columns.
+
+use p3_air::AirBuilder;
+use p3_field::PrimeCharacteristicRing;
+use p3_koala_bear::{
+    KoalaBear, MDSKoalaBearData, KOALABEAR_POSEIDON1_RC_16, KOALABEAR_POSEIDON1_RC_24,
+    KOALABEAR_POSEIDON_HALF_FULL_ROUNDS, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16,
+    KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24,
+};
+use p3_monty_31::MDSUtils;
+
+const HALF_FULL: usize = KOALABEAR_POSEIDON_HALF_FULL_ROUNDS;
+
+/// An affine form Σ coefficients[i]·v_i + constant over a permutation block's
+/// "partial-phase" variables: the W inputs of the first partial round, then the cubes.
+#[derive(Clone, Debug)]
+struct AffineForm {
+    coefficients: Vec<KoalaBear>,
+    constant: KoalaBear,
+}
+
+impl AffineForm {
+    fn evaluate(&self, vars: &[KoalaBear]) -> KoalaBear {
+        self.coefficients
+            .iter()
+            .zip(vars)
+            .map(|(&c, &v)| c * v)
+            .sum::<KoalaBear>()
+            + self.constant
+    }
+
+    fn expr<AB: AirBuilder<F = KoalaBear>>(&self, vars: &[AB::Var]) -> AB::Expr {
+        let mut sum = AB::Expr::from(self.constant);
+        for (&c, &v) in self.coefficients.iter().zip(vars) {
+            if c != KoalaBear::ZERO {
+                sum += AB::Expr::from(v) * c;
+            }
+        }
+        sum
+    }
+}
+
+/// The constants of Poseidon1 of width W and what the constraints derive from them.
+#[derive(Clone, Debug)]
+pub struct Poseidon1Air<const W: usize> {
+    partial_rounds: usize,
+    /// Round constants, one row per round (full, partial, full).
+    round_constants: Vec<[KoalaBear; W]>,
+    /// The MDS matrix, dense: mds[i][j] = column[(i − j) mod W].
+    mds: [[KoalaBear; W]; W],
+    /// Partial round r: its S-box input, over the partial-phase variables.
+    sbox_inputs: Vec<AffineForm>,
+    /// The state after the last partial round, over the partial-phase variables.
+    after_partial: Vec<AffineForm>,
+}
+
+/// Width 16: the chain steps.
+pub fn poseidon1_16() -> Poseidon1Air<16> {
+    Poseidon1Air::new(
+        KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16,
+        MDSKoalaBearData::MATRIX_CIRC_MDS_16_COL,
+        &KOALABEAR_POSEIDON1_RC_16,
+    )
+}
+
+/// Width 24: the message hash, the leaf sponge and the tree nodes.
+pub fn poseidon1_24() -> Poseidon1Air<24> {
+    Poseidon1Air::new(
+        KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24,
+        MDSKoalaBearData::MATRIX_CIRC_MDS_24_COL,
+        &KOALABEAR_POSEIDON1_RC_24,
+    )
+}
+
+impl<const W: usize> Poseidon1Air<W> {
+    fn new(
+        partial_rounds: usize,
+        mds_column: [i64; W],
+        round_constants: &[[KoalaBear; W]],
+    ) -> Self {
+        assert_eq!(round_constants.len(), 2 * HALF_FULL + partial_rounds);
+        let column = mds_column.map(KoalaBear::from_i64);
+        let mds = core::array::from_fn(|i| core::array::from_fn(|j| column[(W + i - j) % W]));
+        let vars = W + partial_rounds;
+        let unit = |i: usize| AffineForm {
+            coefficients: (0..vars).map(|k| KoalaBear::from_bool(k == i)).collect(),
+            constant: KoalaBear::ZERO,
+        };
+        // Walk the partial rounds over affine forms: element 0's cube becomes variable
+        // W + r, the rest pass through the constants and the MDS matrix.
+        let mut state: Vec<AffineForm> = (0..W).map(unit).collect();
+        let mut sbox_inputs = Vec::with_capacity(partial_rounds);
+        for r in 0..partial_rounds {
+            let constants = &round_constants[HALF_FULL + r];
+            for (form, &c) in state.iter_mut().zip(constants) {
+                form.constant += c;
+            }
+            sbox_inputs.push(state[0].clone());
+            state[0] = unit(W + r);
+            state = (0..W)
+                .map(|i| {
+                    let mut out = AffineForm {
+                        coefficients: vec![KoalaBear::ZERO; vars],
+                        constant: KoalaBear::ZERO,
+                    };
+                    for (form, &m) in state.iter().zip(&mds[i]) {
+                        for (o, &c) in out.coefficients.iter_mut().zip(&form.coefficients) {
+                            *o += m * c;
+                        }
+                        out.constant += m * form.constant;
+                    }
+                    out
+                })
+                .collect();
+        }
+        Poseidon1Air {
+            partial_rounds,
+            round_constants: round_constants.to_vec(),
+            mds,
+            sbox_inputs,
+            after_partial: state,
+        }
+    }
+
+    /// Columns of one permutation block.
+    pub const fn columns(&self) -> usize {
+        W + 8 * W + self.partial_rounds
+    }
+
+    /// Where the output state starts in the block.
+    pub const fn output_offset(&self) -> usize {
+        W + 4 * W + self.partial_rounds + 3 * W
+    }
+
+    fn full_round(&self, round: usize, state: &[KoalaBear; W]) -> [KoalaBear; W] {
+        let cubed: [KoalaBear; W] =
+            core::array::from_fn(|j| (state[j] + self.round_constants[round][j]).cube());
+        core::array::from_fn(|i| (0..W).map(|j| self.mds[i][j] * cubed[j]).sum())
+    }
+
+    /// The permutation, computed in the clear (the reference the block is filled from).
+    pub fn permute(&self, input: [KoalaBear; W]) -> [KoalaBear; W] {
+        let mut block = vec![KoalaBear::ZERO; self.columns()];
+        self.fill(input, &mut block);
+        core::array::from_fn(|i| block[self.output_offset() + i])
+    }
+
+    /// Write one permutation of `input` into `block` (`columns()` long).
+    pub fn fill(&self, input: [KoalaBear; W], block: &mut [KoalaBear]) {
+        debug_assert_eq!(block.len(), self.columns());
+        block[..W].copy_from_slice(&input);
+        let mut state = input;
+        for round in 0..HALF_FULL {
+            state = self.full_round(round, &state);
+            block[W * (1 + round)..W * (2 + round)].copy_from_slice(&state);
+        }
+        let partial_at = 5 * W;
+        let mut vars = state.to_vec();
+        for (r, form) in self.sbox_inputs.iter().enumerate() {
+            let cube = form.evaluate(&vars).cube();
+            block[partial_at + r] = cube;
+            vars.push(cube);
+        }
+        let mut state: [KoalaBear; W] =
+            core::array::from_fn(|i| self.after_partial[i].evaluate(&vars));
+        let terminal_at = partial_at + self.partial_rounds;
+        for round in 0..HALF_FULL {
+            state = self.full_round(HALF_FULL + self.partial_rounds + round, &state);
+            block[terminal_at + W * round..terminal_at + W * (round + 1)].copy_from_slice(&state);
+        }
+    }
+
+    /// Constrain `block` (`columns()` variables of the current row) to be one
+    /// permutation: 8·W + RP constraints of degree 3.
+    pub fn eval<AB: AirBuilder<F = KoalaBear>>(&self, builder: &mut AB, block: &[AB::Var]) {
+        let vars = |range: core::ops::Range<usize>| -> Vec<AB::Expr> {
+            block[range].iter().map(|&v| v.into()).collect()
+        };
+        for round in 0..HALF_FULL {
+            let output = self.full_round_expr::<AB>(round, vars(W * round..W * (round + 1)));
+            assert_block(builder, output, &block[W * (round + 1)..W * (round + 2)]);
+        }
+        // Partial-phase variables: the fourth full round's output, then the cubes.
+        let partial = &block[4 * W..5 * W + self.partial_rounds];
+        for (r, form) in self.sbox_inputs.iter().enumerate() {
+            builder.assert_eq(form.expr::<AB>(partial).cube(), partial[W + r]);
+        }
+        // The first terminal round reads the affine state, not committed columns.
+        let terminal_at = 5 * W + self.partial_rounds;
+        let mut input: Vec<AB::Expr> = self
+            .after_partial
+            .iter()
+            .map(|f| f.expr::<AB>(partial))
+            .collect();
+        for k in 0..HALF_FULL {
+            let round = HALF_FULL + self.partial_rounds + k;
+            let at = terminal_at + W * k;
+            let output = self.full_round_expr::<AB>(round, input);
+            assert_block(builder, output, &block[at..at + W]);
+            input = vars(at..at + W);
+        }
+    }
+
+    /// MDS · (state + round constants)^3.
+    fn full_round_expr<AB: AirBuilder<F = KoalaBear>>(
+        &self,
+        round: usize,
+        state: Vec<AB::Expr>,
+    ) -> Vec<AB::Expr> {
+        let cubed: Vec<AB::Expr> = state
+            .into_iter()
+            .zip(&self.round_constants[round])
+            .map(|(x, &c)| (x + c).cube())
+            .collect();
+        self.mds
+            .iter()
+            .map(|row| {
+                let mut sum = AB::Expr::ZERO;
+                for (x, &m) in cubed.iter().zip(row) {
+                    sum += x.clone() * m;
+                }
+                sum
+            })
+            .collect()
+    }
+}
+
+fn assert_block<AB: AirBuilder>(builder: &mut AB, computed: Vec<AB::Expr>, committed: &[AB::Var]) {
+    for (x, &v) in computed.into_iter().zip(committed) {
+        builder.assert_eq(x, v);
+    }
+}
