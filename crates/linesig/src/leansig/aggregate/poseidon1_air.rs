@@ -13,8 +13,8 @@
 //! - the cube of element 0 in each partial round;
 //! - the state after each of the last four full rounds (the last W columns: the output).
 //!
-//! `p3-poseidon1-air` commits the whole state after every partial round (W·RP more
-//! columns: 552 more at width 24). Here a partial round commits only its cube: the state
+//! `p3-poseidon1-air` commits the whole state after every partial round (W·RP columns,
+//! 768 in all at width 24). Here a partial round commits only its cube: the state
 //! through the partial rounds is an affine function of the fifth full round's input and
 //! the cubes before it, whose coefficients are computed once ([`Poseidon1Air::new`]),
 //! so every constraint stays of degree 3 over a third of the columns.
