@@ -142,7 +142,9 @@ fn neg_mod_l(x: &U256) -> U256 {
 /// a·b mod L for a < 2^192 and b < 2^256. With L = 2^252 + δ (δ < 2^125), a value
 /// H·2^252 + X is ≡ X − H·δ: the 448-bit product folds to X − H·δ (H·δ < 2^321), whose
 /// high part folds once more, leaving X − X' + H'·δ in (−2^252, 2^252 + 2^194): one
-/// signed correction by L.
+/// signed correction by L. (curve25519-dalek's `Scalar` product, Montgomery with the
+/// conversions around it, made `halve_all` ~930 ns per signature instead of ~605 ns on
+/// Zen 5: `halve_cost`.)
 fn mul_mod_l(a: &U256, b: &U256) -> U256 {
     debug_assert!(a[3] == 0);
     let delta: U256 = [L[0], L[1], 0, 0];

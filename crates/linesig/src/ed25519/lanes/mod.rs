@@ -185,30 +185,35 @@ pub(crate) enum Plan {
     HalfSize,
 }
 
-/// A job that waits for its key's table: `table` is first the key's ordinal, then the
-/// table's index.
-trait WaitsForTable {
+/// A signature waiting in the lanes, on either plan: where its verdict goes, its R's
+/// encoding, and its key's table (`table` is first the key's ordinal, then the table's
+/// index).
+trait LaneJob {
+    fn slot(&self) -> u32;
+    fn r(&self) -> &[u8; 32];
     fn table(&self) -> u32;
     fn set_table(&mut self, table: u32);
 }
 
-impl WaitsForTable for Job {
-    fn table(&self) -> u32 {
-        self.table
-    }
-    fn set_table(&mut self, table: u32) {
-        self.table = table;
-    }
+macro_rules! lane_job {
+    ($($job:ty),+) => {$(
+        impl LaneJob for $job {
+            fn slot(&self) -> u32 {
+                self.slot
+            }
+            fn r(&self) -> &[u8; 32] {
+                &self.r
+            }
+            fn table(&self) -> u32 {
+                self.table
+            }
+            fn set_table(&mut self, table: u32) {
+                self.table = table;
+            }
+        }
+    )+};
 }
-
-impl WaitsForTable for HalfJob {
-    fn table(&self) -> u32 {
-        self.table
-    }
-    fn set_table(&mut self, table: u32) {
-        self.table = table;
-    }
-}
+lane_job!(Job, HalfJob);
 
 /// Verify a work unit's well-formed entries, sorted into `groups` of one key each, into
 /// `out` (indexed by `entry.slot`), on `plan`.
@@ -378,7 +383,7 @@ impl<F: LaneField, S: LadderSteps<F>> HalfSizeChunks<'_, '_, S, F> {
 /// dropped.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn with_key_tables<F: LaneField, J: WaitsForTable, C: StageClock>(
+fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock>(
     rules: Rules,
     c: &Constants<F>,
     entries: &[UnitEntry<'_>],
@@ -449,11 +454,7 @@ fn verify_chunks<F: LaneField, const N: usize>(
     out: &mut [Verdict],
     clock: &mut impl StageClock,
 ) {
-    let encodings: Vec<[u8; 32]> = chunks
-        .iter()
-        .flat_map(|chunk| (0..F::LANES).map(|i| chunk[i.min(chunk.len() - 1)].r))
-        .collect();
-    let decoded_r = decompress_many::<F, N>(c, &encodings);
+    let decoded_r = decode_r::<F, _, N>(c, &chunks);
     r_tables.clear();
     let all_lanes = ((1u16 << F::LANES) - 1) as u8;
     for (r, _) in &decoded_r {
@@ -483,24 +484,42 @@ fn check_half<F: LaneField>(
     chunk: &[HalfJob],
     out: &mut [Verdict],
 ) {
-    let (holds, small) = if rules.cofactored {
-        let small = if rules.reject_small_order {
-            r.small_order_mask()
-        } else {
-            0
-        };
-        (sum.small_order_mask(), small)
+    let holds = if rules.cofactored {
+        sum.small_order_mask()
     } else {
-        (sum.to_projective().identity_mask(), 0)
+        sum.to_projective().identity_mask()
+    };
+    set_verdicts(rules, r, decoded, holds, chunk, out);
+}
+
+/// Each lane's verdict, on either plan, from R (`decoded`: the lanes whose R decoded)
+/// and `holds` (the lanes whose equation holds). An R that does not decode is
+/// `BadSignatureR` under the cofactored policies and, under `Strict`, the byte mismatch
+/// the full-size plan reports (`EquationFailed`); a small-order R is rejected where the
+/// cofactored policy says so (`Strict`'s byte rules have rejected it before).
+#[inline(always)]
+fn set_verdicts<F: LaneField, J: LaneJob>(
+    rules: Rules,
+    r: &Extended<F>,
+    decoded: u8,
+    holds: u8,
+    chunk: &[J],
+    out: &mut [Verdict],
+) {
+    let small = if rules.cofactored && rules.reject_small_order {
+        r.small_order_mask()
+    } else {
+        0
+    };
+    let bad_r = if rules.cofactored {
+        Reject::BadSignatureR
+    } else {
+        Reject::EquationFailed
     };
     for (lane, j) in chunk.iter().enumerate() {
         let bit = |m: u8| m >> lane & 1 == 1;
-        out[j.slot as usize] = if !bit(decoded) {
-            Verdict::Invalid(if rules.cofactored {
-                Reject::BadSignatureR
-            } else {
-                Reject::EquationFailed
-            })
+        out[j.slot() as usize] = if !bit(decoded) {
+            Verdict::Invalid(bad_r)
         } else if bit(small) {
             Verdict::Invalid(Reject::SmallOrderR)
         } else if bit(holds) {
@@ -905,10 +924,10 @@ fn finish<F: LaneField>(
     for (sums, chunks) in sums.chunks(2).zip(chunks.chunks(2)) {
         let (pair, single);
         let decoded_r: &[(Extended<F>, u8)] = if chunks.len() == 2 {
-            pair = decode_r::<F, 2>(c, chunks);
+            pair = decode_r::<F, _, 2>(c, chunks);
             &pair
         } else {
-            single = decode_r::<F, 1>(c, chunks);
+            single = decode_r::<F, _, 1>(c, chunks);
             &single
         };
         for ((sum, chunk), (r, decoded)) in sums.iter().zip(chunks).zip(decoded_r) {
@@ -919,13 +938,13 @@ fn finish<F: LaneField>(
 
 /// Each chunk's R in lanes (a ragged chunk repeats its last R), decoded together.
 #[inline(always)]
-fn decode_r<F: LaneField, const N: usize>(
+fn decode_r<F: LaneField, J: LaneJob, const N: usize>(
     c: &Constants<F>,
-    chunks: &[&[Job]],
+    chunks: &[&[J]],
 ) -> [(Extended<F>, u8); N] {
     let encodings: Vec<[u8; 32]> = chunks
         .iter()
-        .flat_map(|chunk| (0..F::LANES).map(|i| chunk[i.min(chunk.len() - 1)].r))
+        .flat_map(|chunk| (0..F::LANES).map(|i| *chunk[i.min(chunk.len() - 1)].r()))
         .collect();
     decompress_many::<F, N>(c, &encodings)
 }
@@ -942,27 +961,11 @@ fn check_cofactored<F: LaneField>(
     chunk: &[Job],
     out: &mut [Verdict],
 ) {
-    let small = if rules.reject_small_order {
-        r.small_order_mask()
-    } else {
-        0
-    };
     let holds = sum
         .add(&r.neg().to_cached(c))
         .to_extended()
         .small_order_mask();
-    for (lane, j) in chunk.iter().enumerate() {
-        let bit = |m: u8| m >> lane & 1 == 1;
-        out[j.slot as usize] = if !bit(decoded) {
-            Verdict::Invalid(Reject::BadSignatureR)
-        } else if bit(small) {
-            Verdict::Invalid(Reject::SmallOrderR)
-        } else if bit(holds) {
-            Verdict::Valid
-        } else {
-            Verdict::Invalid(Reject::EquationFailed)
-        };
-    }
+    set_verdicts(rules, r, decoded, holds, chunk, out);
 }
 
 /// A backend's `ladder_steps()`: `inline` gives [`InlineSteps`]; `out_of_line` a
