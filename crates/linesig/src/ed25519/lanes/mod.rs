@@ -531,23 +531,28 @@ fn set_verdicts<F: LaneField, J: LaneJob>(
 }
 
 /// The stages of a work unit on the lane path: what [`crate::ed25519::stage_profile`]
-/// reports cycles for. `Hash` runs first, then `Keys` and `Ladder` alternate (a pass of
-/// keys, then the signatures it made ready), then `Finish`.
+/// reports cycles for. `Hash` runs first, then (`HalfSize`) `Halve`; then each pass of
+/// `Keys` is followed by the signatures it made ready (`HalfSize`: `DecodeR`, `Ladder`,
+/// `Finish` per batch; `FullSize`: `Ladder`, with `Finish` once at the end).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     /// Byte checks on keys and signatures, k = SHA-512(R ‖ A ‖ M) on the multi-buffer
     /// hash, and its reduction mod L.
     Hash,
-    /// The half-size scalars c, d, e of each signature (`half_size`).
+    /// The half-size scalars c, d, e of each signature (`half_size`; `HalfSize` only).
     Halve,
     /// Decoding keys in lanes (a square root each), the small-order test and each key's
     /// table of multiples.
     Keys,
-    /// Decoding R in lanes (a square root each) and each R's table of multiples.
+    /// Decoding R in lanes (a square root each) and each R's table of multiples
+    /// (`HalfSize` only: `FullSize` decodes R in `Finish`, where it does at all).
     DecodeR,
-    /// [d]R + [c]A + [e]B: the digit recoding and the loop (~128 doublings).
+    /// The digit recoding and the loop: [S]B − [k]A (`FullSize`, ~253 doublings) or
+    /// [d]R + [c]A + [e]B (`HalfSize`, ~128).
     Ladder,
-    /// The policy's final check: the sum is O (`strict`) or of small order.
+    /// The policy's final check. `FullSize`: encode the sums and compare bytes with R
+    /// (`strict`), or decode R and test [8]([S]B − [k]A − R) = O. `HalfSize`: the sum is
+    /// O (`strict`) or of small order.
     Finish,
 }
 
@@ -569,7 +574,7 @@ impl Stage {
             Stage::Halve => "half-size scalars",
             Stage::Keys => "decode keys + tables",
             Stage::DecodeR => "decode R + tables",
-            Stage::Ladder => "four-scalar loop",
+            Stage::Ladder => "scalar loop",
             Stage::Finish => "final check",
         }
     }

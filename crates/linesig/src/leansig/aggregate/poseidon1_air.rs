@@ -20,7 +20,7 @@
 //! so every constraint stays of degree 3 over a third of the columns.
 
 use p3_air::AirBuilder;
-use p3_field::PrimeCharacteristicRing;
+use p3_field::{Algebra, PrimeCharacteristicRing};
 use p3_koala_bear::{
     KoalaBear, MDSKoalaBearData, KOALABEAR_POSEIDON1_RC_16, KOALABEAR_POSEIDON1_RC_24,
     KOALABEAR_POSEIDON_HALF_FULL_ROUNDS, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16,
@@ -39,20 +39,13 @@ struct AffineForm {
 }
 
 impl AffineForm {
-    fn evaluate(&self, vars: &[KoalaBear]) -> KoalaBear {
-        self.coefficients
-            .iter()
-            .zip(vars)
-            .map(|(&c, &v)| c * v)
-            .sum::<KoalaBear>()
-            + self.constant
-    }
-
-    fn expr<AB: AirBuilder<F = KoalaBear>>(&self, vars: &[AB::Var]) -> AB::Expr {
-        let mut sum = AB::Expr::from(self.constant);
-        for (&c, &v) in self.coefficients.iter().zip(vars) {
+    /// The form at `vars`: field elements (filling the trace) or the constraint
+    /// builder's expressions (one code path, so the two cannot drift apart).
+    fn apply<E: Algebra<KoalaBear>>(&self, vars: &[E]) -> E {
+        let mut sum = E::from(self.constant);
+        for (&c, v) in self.coefficients.iter().zip(vars) {
             if c != KoalaBear::ZERO {
-                sum += AB::Expr::from(v) * c;
+                sum += v.clone() * c;
             }
         }
         sum
@@ -151,12 +144,6 @@ impl<const W: usize> Poseidon1Air<W> {
         W + 4 * W + self.partial_rounds + 3 * W
     }
 
-    fn full_round(&self, round: usize, state: &[KoalaBear; W]) -> [KoalaBear; W] {
-        let cubed: [KoalaBear; W] =
-            core::array::from_fn(|j| (state[j] + self.round_constants[round][j]).cube());
-        core::array::from_fn(|i| (0..W).map(|j| self.mds[i][j] * cubed[j]).sum())
-    }
-
     /// The permutation, computed in the clear (the reference the block is filled from).
     pub fn permute(&self, input: [KoalaBear; W]) -> [KoalaBear; W] {
         let mut block = vec![KoalaBear::ZERO; self.columns()];
@@ -168,23 +155,22 @@ impl<const W: usize> Poseidon1Air<W> {
     pub fn fill(&self, input: [KoalaBear; W], block: &mut [KoalaBear]) {
         debug_assert_eq!(block.len(), self.columns());
         block[..W].copy_from_slice(&input);
-        let mut state = input;
+        let mut state = input.to_vec();
         for round in 0..HALF_FULL {
-            state = self.full_round(round, &state);
+            state = self.full_round(round, state);
             block[W * (1 + round)..W * (2 + round)].copy_from_slice(&state);
         }
         let partial_at = 5 * W;
-        let mut vars = state.to_vec();
+        let mut vars = state;
         for (r, form) in self.sbox_inputs.iter().enumerate() {
-            let cube = form.evaluate(&vars).cube();
+            let cube = form.apply(&vars).cube();
             block[partial_at + r] = cube;
             vars.push(cube);
         }
-        let mut state: [KoalaBear; W] =
-            core::array::from_fn(|i| self.after_partial[i].evaluate(&vars));
+        let mut state: Vec<KoalaBear> = self.after_partial.iter().map(|f| f.apply(&vars)).collect();
         let terminal_at = partial_at + self.partial_rounds;
         for round in 0..HALF_FULL {
-            state = self.full_round(HALF_FULL + self.partial_rounds + round, &state);
+            state = self.full_round(HALF_FULL + self.partial_rounds + round, state);
             block[terminal_at + W * round..terminal_at + W * (round + 1)].copy_from_slice(&state);
         }
     }
@@ -196,37 +182,34 @@ impl<const W: usize> Poseidon1Air<W> {
             block[range].iter().map(|&v| v.into()).collect()
         };
         for round in 0..HALF_FULL {
-            let output = self.full_round_expr::<AB>(round, vars(W * round..W * (round + 1)));
+            let output = self.full_round(round, vars(W * round..W * (round + 1)));
             assert_block(builder, output, &block[W * (round + 1)..W * (round + 2)]);
         }
         // Partial-phase variables: the fourth full round's output, then the cubes.
-        let partial = &block[4 * W..5 * W + self.partial_rounds];
+        let partial = vars(4 * W..5 * W + self.partial_rounds);
         for (r, form) in self.sbox_inputs.iter().enumerate() {
-            builder.assert_eq(form.expr::<AB>(partial).cube(), partial[W + r]);
+            builder.assert_eq(form.apply(&partial).cube(), partial[W + r].clone());
         }
         // The first terminal round reads the affine state, not committed columns.
         let terminal_at = 5 * W + self.partial_rounds;
         let mut input: Vec<AB::Expr> = self
             .after_partial
             .iter()
-            .map(|f| f.expr::<AB>(partial))
+            .map(|f| f.apply(&partial))
             .collect();
         for k in 0..HALF_FULL {
             let round = HALF_FULL + self.partial_rounds + k;
             let at = terminal_at + W * k;
-            let output = self.full_round_expr::<AB>(round, input);
+            let output = self.full_round(round, input);
             assert_block(builder, output, &block[at..at + W]);
             input = vars(at..at + W);
         }
     }
 
-    /// MDS · (state + round constants)^3.
-    fn full_round_expr<AB: AirBuilder<F = KoalaBear>>(
-        &self,
-        round: usize,
-        state: Vec<AB::Expr>,
-    ) -> Vec<AB::Expr> {
-        let cubed: Vec<AB::Expr> = state
+    /// MDS · (state + round constants)^3, on field elements (filling the trace) or on
+    /// the constraint builder's expressions.
+    fn full_round<E: Algebra<KoalaBear>>(&self, round: usize, state: Vec<E>) -> Vec<E> {
+        let cubed: Vec<E> = state
             .into_iter()
             .zip(&self.round_constants[round])
             .map(|(x, &c)| (x + c).cube())
@@ -234,7 +217,7 @@ impl<const W: usize> Poseidon1Air<W> {
         self.mds
             .iter()
             .map(|row| {
-                let mut sum = AB::Expr::ZERO;
+                let mut sum = E::ZERO;
                 for (x, &m) in cubed.iter().zip(row) {
                     sum += x.clone() * m;
                 }
