@@ -3,6 +3,7 @@
 //! in the same run on the same items. Also one-thread rows per operation (keygen, sign,
 //! verify: mean, min, max, iterations, ops/s).
 
+use crate::bench_aggregate;
 use crate::bench_leansig;
 use crate::bench_paillier;
 use crate::bench_schema::{rates, Headline, YardstickReport};
@@ -89,6 +90,11 @@ pub struct BenchArgs {
     /// builds every bottom tree of the interval.
     #[arg(long, default_value_t = 1)]
     active_epochs: u64,
+    /// leanSig devnet-4: benchmark aggregation instead of verification: prove and
+    /// verify one aggregate of each size listed (default 2,8,64,1024); `--repeat`
+    /// proofs per size.
+    #[arg(long, value_delimiter = ',', num_args = 0..)]
+    aggregate: Option<Vec<usize>>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -189,6 +195,11 @@ fn validate(args: &BenchArgs) -> Result<(), CliError> {
 
 pub fn run(args: BenchArgs) -> Result<bool, CliError> {
     validate(&args)?;
+    if args.aggregate.is_some() && !args.scheme.to_ascii_lowercase().starts_with("leansig") {
+        return Err(CliError::usage(
+            "--aggregate applies to leansig-devnet4 only",
+        ));
+    }
     if let Some(bits) = bench_paillier::key_bits(&args.scheme) {
         if args.policy.is_some() || args.sweep || args.invalid != 0.0 {
             return Err(CliError::usage(
@@ -219,6 +230,20 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
                 "--active-epochs must be in 1..={} for {instance}",
                 instance.lifetime()
             )));
+        }
+        if let Some(sizes) = &args.aggregate {
+            return bench_aggregate::run(bench_aggregate::AggregateBenchArgs {
+                instance,
+                sizes: if sizes.is_empty() {
+                    vec![2, 8, 64, 1024]
+                } else {
+                    sizes.clone()
+                },
+                workers: args.workers.unwrap_or_else(linesig::available_cores),
+                seed: args.seed,
+                repeat: args.repeat,
+                json: args.json,
+            });
         }
         return bench_leansig::run(bench_leansig::LeanSigBenchArgs {
             instance,

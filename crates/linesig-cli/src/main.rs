@@ -1,7 +1,10 @@
-//! The `linesig` command: `bench` (the founding benchmark), `verify` (JSON Lines), and the
-//! packet pipeline's `gen`, `replay` and `serve`.
+//! The `linesig` command: `bench` (the founding benchmark), `verify` (JSON Lines), the
+//! packet pipeline's `gen`, `replay` and `serve`, and leanSig's `aggregate` and
+//! `verify-aggregate`.
 
+mod aggregate_cmds;
 mod bench;
+mod bench_aggregate;
 mod bench_leansig;
 mod bench_paillier;
 mod bench_schema;
@@ -43,6 +46,10 @@ enum Command {
     Replay(packet_cmds::ReplayArgs),
     /// Receive Solana transactions over UDP, verify them, forward or count the valid ones.
     Serve(packet_cmds::ServeArgs),
+    /// Prove in one STARK that every leanSig devnet-4 signature of a JSON Lines file verifies.
+    Aggregate(aggregate_cmds::AggregateArgs),
+    /// Check an aggregate proof against a JSON Lines list of (public_key, message, epoch).
+    VerifyAggregate(aggregate_cmds::VerifyAggregateArgs),
 }
 
 /// A failure that ends the command, with its exit code.
@@ -92,6 +99,8 @@ fn main() -> ExitCode {
         Command::Gen(args) => packet_cmds::gen(args),
         Command::Replay(args) => packet_cmds::replay(args),
         Command::Serve(args) => packet_cmds::serve(args),
+        Command::Aggregate(args) => aggregate_cmds::aggregate(args),
+        Command::VerifyAggregate(args) => aggregate_cmds::verify_aggregate(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

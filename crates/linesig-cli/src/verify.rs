@@ -61,7 +61,7 @@ pub struct VerifyArgs {
 }
 
 /// One input line, decoded or not.
-enum Parsed {
+pub(crate) enum Parsed {
     Item {
         public_key: Vec<u8>,
         message: Vec<u8>,
@@ -74,6 +74,12 @@ enum Parsed {
 /// One line; `epoch` says whether the scheme takes an "epoch" (leanSig) instead of a
 /// "context".
 fn parse_line(line: &[u8], epoch: bool) -> Parsed {
+    parse_fields(line, epoch, true)
+}
+
+/// One line; with `signature` false a missing "signature" reads as empty (the
+/// aggregate's public inputs do not include it).
+pub(crate) fn parse_fields(line: &[u8], epoch: bool, signature: bool) -> Parsed {
     let field = |obj: &serde_json::Map<String, Value>, name: &str| -> Result<Vec<u8>, String> {
         let text = obj
             .get(name)
@@ -91,7 +97,11 @@ fn parse_line(line: &[u8], epoch: bool) -> Parsed {
         Ok(Parsed::Item {
             public_key: field(obj, "public_key")?,
             message: field(obj, "message")?,
-            signature: field(obj, "signature")?,
+            signature: if signature || obj.contains_key("signature") {
+                field(obj, "signature")?
+            } else {
+                Vec::new()
+            },
             context: match (epoch, obj.get("context"), obj.get("epoch")) {
                 (true, None | Some(Value::Null), Some(value)) => {
                     let epoch = value

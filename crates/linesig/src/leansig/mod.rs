@@ -25,8 +25,8 @@
 //! Key generation and signing ([`keys`]) exist for benchmarks and fixtures, with a
 //! secret key that refuses to sign twice for one epoch.
 //!
-//! Aggregation (one STARK proof for many devnet-4 signatures) is being built in
-//! `aggregate`, behind the `aggregate` cargo feature; it has no `prove` yet.
+//! Aggregation (one STARK proof that many devnet-4 signatures verify) is in
+//! `aggregate`, behind the `aggregate` cargo feature.
 
 /// Run `$body` with `$lanes` naming the lane type `$backend` verifies on: AVX2 as two
 /// interleaved vectors (16 lanes), AVX-512 (16 lanes), or the portable scalar path. A

@@ -1,32 +1,227 @@
 //! leanSig aggregation (issue 21): many devnet-4 signatures, one STARK proof that all
-//! of them verify. **In progress** — behind the `aggregate` cargo feature, off by
-//! default, until the statement below is complete; no `prove`/`verify_aggregate` yet.
+//! of them verify, checked against the list of (public key, message, epoch) alone.
+//! Behind the `aggregate` cargo feature.
 //!
-//! Built (and tested) so far, bottom up:
-//! - [`poseidon1_air`]: one Poseidon1 permutation of width 16 or 24 as trace columns
-//!   with degree-3 constraints (a third of `p3-poseidon1-air`'s columns at width 24);
-//! - [`stark`]: the proof system (Plonky3 uni-stark over KoalaBear, FRI parameters and
-//!   their conjectured 100-bit security) and the versioned, strictly decoded byte format.
+//! - [`prove`] verifies every signature first and refuses with the index of the first
+//!   one that fails (a prover never proves a false statement), then proves
+//!   [`statement`]'s AIR over the list;
+//! - [`verify_aggregate`] rebuilds the public columns from the list, commits them
+//!   itself and checks the proof against that commitment: the proof holds for exactly
+//!   that list, in that order.
 //!
-//! The statement still to build on them, per signature, in a fixed schedule of rows
-//! (one width-16 and one width-24 permutation per row, side by side; the row's role
-//! given by preprocessed selectors):
-//! - the message hash (width 24, feed-forward) and the aborting encoding of its first
-//!   six elements: a = 127·d + r with r ∈ [0, 127) (7 bits, r ≠ 127) and d peeled into
-//!   base-8 digits, two left over in the sixth element;
-//! - the chains on 46 × 7 fixed slots: a slot is active iff its position exceeds the
-//!   chain's digit (active flags monotone per chain, inactive slots counted: the digit;
-//!   their sum 200), an active slot hashing with tweak (epoch, chain, position), an
-//!   inactive one passing its value through, so every chain end lands on a fixed row;
-//! - the leaf sponge (25 width-24 permutations, rate 15) fed from a shift register of
-//!   the last three chain ends, and the 32 tree levels, left and right chosen by the
-//!   epoch's bits, to the key's root;
-//! - the public inputs (each signer's key, message and epoch, and the tweak values the
-//!   verifier derives from the epoch) absorbed into one running hash whose final value
-//!   is the proof's public value; the verifier recomputes it from the list.
+//! Layers, bottom up: [`poseidon1_air`] (one Poseidon1 permutation as degree-3 trace
+//! columns), [`statement`] (the per-signature block of rows: message hash and its
+//! aborting encoding, the 46 chains, the leaf sponge, the 32 tree levels), [`stark`]
+//! (Plonky3 uni-stark over KoalaBear: FRI blowup 2, 84 queries, 16 bits of grinding,
+//! 100 conjectured bits; the versioned `LSAG` byte format, linesig's own and not
+//! leanMultisig's).
 
 pub mod poseidon1_air;
 pub mod stark;
+pub mod statement;
 
 #[cfg(test)]
+mod soundness_tests;
+#[cfg(test)]
 mod tests;
+
+use super::lanes::from_monty;
+use super::{decode, hash, ssz, Instance, MESSAGE_BYTES};
+use crate::item::Item;
+use crate::verdict::{Reject, Verdict};
+use crate::{Backend, Scheme};
+use p3_field::PrimeCharacteristicRing;
+use p3_koala_bear::KoalaBear;
+use statement::{AggregateAir, Claim, Witness};
+
+/// The most signatures one proof covers: 64 rows each, a trace of 2^18 rows and
+/// about 1,600 columns (some 8 GiB while proving). Split larger sets.
+pub const MAX_SIGNATURES: usize = 4096;
+
+/// Why no proof was made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AggregateError {
+    #[error("{0} has no aggregation statement; only leansig-devnet4 aggregates")]
+    UnsupportedInstance(Instance),
+    #[error("nothing to aggregate: no signatures")]
+    Empty,
+    #[error("{count} signatures: one proof covers at most {MAX_SIGNATURES}")]
+    TooMany { count: usize },
+    #[error("signature {index} does not verify ({reason}); no proof is made for it")]
+    InvalidSignature { index: usize, reason: Reject },
+}
+
+/// Why a proof was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyAggregateError {
+    #[error("{0} has no aggregation statement; only leansig-devnet4 aggregates")]
+    UnsupportedInstance(Instance),
+    #[error("no signers listed")]
+    Empty,
+    #[error("{count} signers: one proof covers at most {MAX_SIGNATURES}")]
+    TooMany { count: usize },
+    #[error("signer {index}: {reason}")]
+    BadSigner { index: usize, reason: Reject },
+    #[error(transparent)]
+    Format(#[from] stark::ProofFormatError),
+    #[error("the proof covers {proof} signatures, {listed} are listed")]
+    CountMismatch { proof: usize, listed: usize },
+    #[error("the proof does not verify against the listed signers: {0}")]
+    Rejected(String),
+}
+
+/// An aggregate proof: its bytes (see [`stark`] for the format).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AggregateProof {
+    pub bytes: Vec<u8>,
+}
+
+fn field(x: u32) -> KoalaBear {
+    KoalaBear::from_u32(from_monty(x))
+}
+
+fn digest(d: &[u32; 8]) -> [KoalaBear; 8] {
+    d.map(field)
+}
+
+/// The claim of `item`: its key, message and epoch decoded as [`decode`] does
+/// (the same verdict reasons), the signature not read.
+fn claim(instance: Instance, item: &Item<'_>) -> Result<Claim, Reject> {
+    let params = instance.params();
+    let epoch = match <[u8; 4]>::try_from(item.context) {
+        Ok(bytes) if (u32::from_le_bytes(bytes) as u64) < instance.lifetime() => {
+            u32::from_le_bytes(bytes)
+        }
+        _ => return Err(Reject::BadContext),
+    };
+    let message: [u8; MESSAGE_BYTES] = item.message.try_into().map_err(|_| Reject::BadLength)?;
+    let key = ssz::decode_public_key(params, item.public_key)?;
+    Ok(Claim {
+        parameter: key.parameter.map(field),
+        root: digest(&key.root),
+        message: hash::message_elements(&message).map(field),
+        epoch,
+    })
+}
+
+fn capacity(instance: Instance) -> [KoalaBear; 9] {
+    instance.capacity().map(field)
+}
+
+fn check_count<E>(
+    instance: Instance,
+    count: usize,
+    unsupported: fn(Instance) -> E,
+    empty: E,
+    too_many: fn(usize) -> E,
+) -> Result<(), E> {
+    if instance != Instance::Devnet4 {
+        return Err(unsupported(instance));
+    }
+    if count == 0 {
+        return Err(empty);
+    }
+    if count > MAX_SIGNATURES {
+        return Err(too_many(count));
+    }
+    Ok(())
+}
+
+/// Prove that every item's signature verifies. Items as for [`super::verify`]:
+/// SSZ public key, 32-byte message, SSZ signature, the epoch as a 4-byte context.
+pub fn prove(instance: Instance, items: &[Item<'_>]) -> Result<AggregateProof, AggregateError> {
+    check_count(
+        instance,
+        items.len(),
+        AggregateError::UnsupportedInstance,
+        AggregateError::Empty,
+        |count| AggregateError::TooMany { count },
+    )?;
+    let backend = Backend::best_for(Scheme::LeanSig(instance));
+    let mut verdicts = vec![Verdict::Valid; items.len()];
+    super::verify_unit(instance, backend, 16, items, 0, &mut verdicts);
+    if let Some((index, reason)) = verdicts.iter().enumerate().find_map(|(i, v)| match v {
+        Verdict::Invalid(reason) => Some((i, *reason)),
+        _ => None,
+    }) {
+        return Err(AggregateError::InvalidSignature { index, reason });
+    }
+    let signers: Vec<(Claim, Witness)> = items
+        .iter()
+        .map(|item| {
+            let decoded = decode(instance, item).expect("verified items decode");
+            let claim = claim(instance, item).expect("verified items decode");
+            let witness = Witness {
+                rho: core::array::from_fn(|i| field(decoded.signature.rho[i])),
+                path: decoded.signature.path.iter().map(digest).collect(),
+                hashes: decoded.signature.hashes.iter().map(digest).collect(),
+            };
+            (claim, witness)
+        })
+        .collect();
+    let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
+    let air = AggregateAir::new(&claims, capacity(instance));
+    let trace = air.trace(&signers);
+    let config = stark::config();
+    let degree_bits = AggregateAir::degree_bits(items.len());
+    let (prover_data, _) = p3_uni_stark::setup_preprocessed(&config, &air, degree_bits)
+        .expect("the statement has public columns");
+    let proof =
+        p3_uni_stark::prove_with_preprocessed(&config, &air, trace, &[], Some(&prover_data));
+    Ok(AggregateProof {
+        bytes: stark::encode(items.len() as u32, &proof),
+    })
+}
+
+/// Check `proof` against `signers` (items whose `signature` is not read).
+pub fn verify_aggregate(
+    instance: Instance,
+    signers: &[Item<'_>],
+    proof: &[u8],
+) -> Result<(), VerifyAggregateError> {
+    check_count(
+        instance,
+        signers.len(),
+        VerifyAggregateError::UnsupportedInstance,
+        VerifyAggregateError::Empty,
+        |count| VerifyAggregateError::TooMany { count },
+    )?;
+    let claims = signers
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            claim(instance, item)
+                .map_err(|reason| VerifyAggregateError::BadSigner { index, reason })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (count, proof) = stark::decode(proof)?;
+    if count as usize != claims.len() {
+        return Err(VerifyAggregateError::CountMismatch {
+            proof: count as usize,
+            listed: claims.len(),
+        });
+    }
+    let degree_bits = AggregateAir::degree_bits(claims.len());
+    if proof.degree_bits != degree_bits {
+        return Err(VerifyAggregateError::Rejected(format!(
+            "a trace of 2^{} rows, not the 2^{degree_bits} the list gives",
+            proof.degree_bits
+        )));
+    }
+    let air = AggregateAir::new(&claims, capacity(instance));
+    let config = stark::config();
+    let (_, key) = p3_uni_stark::setup_preprocessed(&config, &air, degree_bits)
+        .expect("the statement has public columns");
+    // Plonky3's verifier checks shapes before it indexes, but a proof is hostile
+    // input: a panic anywhere in it is a refusal, never a crash.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        p3_uni_stark::verify_with_preprocessed(&config, &air, &proof, &[], Some(&key))
+    }));
+    match outcome {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(VerifyAggregateError::Rejected(format!("{e:?}"))),
+        Err(_) => Err(VerifyAggregateError::Rejected(
+            "malformed proof (the verifier stopped on it)".into(),
+        )),
+    }
+}

@@ -13,6 +13,10 @@
 //! - the cube of element 0 in each partial round;
 //! - the state after each of the last four full rounds (the last W columns: the output).
 //!
+//! A block may leave its input state out (`8·W + RP` round columns, [`Poseidon1Air::eval_rounds`])
+//! when the input is already in other columns of the row or in public columns: the
+//! chain steps take their value, parameter and tweak that way.
+//!
 //! `p3-poseidon1-air` commits the whole state after every partial round (W·RP columns,
 //! 768 in all at width 24). Here a partial round commits only its cube: the state
 //! through the partial rounds is an affine function of the fifth full round's input and
@@ -136,62 +140,96 @@ impl<const W: usize> Poseidon1Air<W> {
 
     /// Columns of one permutation block.
     pub const fn columns(&self) -> usize {
-        W + 8 * W + self.partial_rounds
+        W + self.round_columns()
+    }
+
+    /// Columns of the rounds alone: a block whose input state lives elsewhere (other
+    /// columns of the row, or public values) and comes in as expressions.
+    pub const fn round_columns(&self) -> usize {
+        8 * W + self.partial_rounds
     }
 
     /// Where the output state starts in the block.
     pub const fn output_offset(&self) -> usize {
-        W + 4 * W + self.partial_rounds + 3 * W
+        W + self.round_output_offset()
+    }
+
+    /// Where the output state starts in the round columns.
+    pub const fn round_output_offset(&self) -> usize {
+        4 * W + self.partial_rounds + 3 * W
     }
 
     /// The permutation, computed in the clear (the reference the block is filled from).
     pub fn permute(&self, input: [KoalaBear; W]) -> [KoalaBear; W] {
-        let mut block = vec![KoalaBear::ZERO; self.columns()];
-        self.fill(input, &mut block);
-        core::array::from_fn(|i| block[self.output_offset() + i])
+        let mut rounds = vec![KoalaBear::ZERO; self.round_columns()];
+        self.fill_rounds(input, &mut rounds);
+        core::array::from_fn(|i| rounds[self.round_output_offset() + i])
     }
 
     /// Write one permutation of `input` into `block` (`columns()` long).
     pub fn fill(&self, input: [KoalaBear; W], block: &mut [KoalaBear]) {
         debug_assert_eq!(block.len(), self.columns());
         block[..W].copy_from_slice(&input);
+        self.fill_rounds(input, &mut block[W..]);
+    }
+
+    /// Write the rounds of one permutation of `input` into `rounds`
+    /// (`round_columns()` long).
+    pub fn fill_rounds(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear]) {
+        debug_assert_eq!(rounds.len(), self.round_columns());
         let mut state = input.to_vec();
         for round in 0..HALF_FULL {
             state = self.full_round(round, state);
-            block[W * (1 + round)..W * (2 + round)].copy_from_slice(&state);
+            rounds[W * round..W * (round + 1)].copy_from_slice(&state);
         }
-        let partial_at = 5 * W;
+        let partial_at = 4 * W;
         let mut vars = state;
         for (r, form) in self.sbox_inputs.iter().enumerate() {
             let cube = form.apply(&vars).cube();
-            block[partial_at + r] = cube;
+            rounds[partial_at + r] = cube;
             vars.push(cube);
         }
         let mut state: Vec<KoalaBear> = self.after_partial.iter().map(|f| f.apply(&vars)).collect();
         let terminal_at = partial_at + self.partial_rounds;
         for round in 0..HALF_FULL {
             state = self.full_round(HALF_FULL + self.partial_rounds + round, state);
-            block[terminal_at + W * round..terminal_at + W * (round + 1)].copy_from_slice(&state);
+            rounds[terminal_at + W * round..terminal_at + W * (round + 1)].copy_from_slice(&state);
         }
     }
 
     /// Constrain `block` (`columns()` variables of the current row) to be one
     /// permutation: 8·W + RP constraints of degree 3.
     pub fn eval<AB: AirBuilder<F = KoalaBear>>(&self, builder: &mut AB, block: &[AB::Var]) {
+        let input = block[..W].iter().map(|&v| v.into()).collect();
+        self.eval_rounds(builder, input, &block[W..]);
+    }
+
+    /// Constrain `rounds` (`round_columns()` variables of the current row) to be the
+    /// rounds of one permutation of `input`. The input expressions must have degree 1
+    /// (the first round cubes them): columns, or columns plus constants.
+    pub fn eval_rounds<AB: AirBuilder<F = KoalaBear>>(
+        &self,
+        builder: &mut AB,
+        input: Vec<AB::Expr>,
+        rounds: &[AB::Var],
+    ) {
+        debug_assert_eq!((input.len(), rounds.len()), (W, self.round_columns()));
         let vars = |range: core::ops::Range<usize>| -> Vec<AB::Expr> {
-            block[range].iter().map(|&v| v.into()).collect()
+            rounds[range].iter().map(|&v| v.into()).collect()
         };
+        let mut input = input;
         for round in 0..HALF_FULL {
-            let output = self.full_round(round, vars(W * round..W * (round + 1)));
-            assert_block(builder, output, &block[W * (round + 1)..W * (round + 2)]);
+            let output = self.full_round(round, input);
+            assert_block(builder, output, &rounds[W * round..W * (round + 1)]);
+            input = vars(W * round..W * (round + 1));
         }
         // Partial-phase variables: the fourth full round's output, then the cubes.
-        let partial = vars(4 * W..5 * W + self.partial_rounds);
+        let partial = vars(3 * W..4 * W + self.partial_rounds);
         for (r, form) in self.sbox_inputs.iter().enumerate() {
             builder.assert_eq(form.apply(&partial).cube(), partial[W + r].clone());
         }
         // The first terminal round reads the affine state, not committed columns.
-        let terminal_at = 5 * W + self.partial_rounds;
+        let terminal_at = 4 * W + self.partial_rounds;
         let mut input: Vec<AB::Expr> = self
             .after_partial
             .iter()
@@ -201,7 +239,7 @@ impl<const W: usize> Poseidon1Air<W> {
             let round = HALF_FULL + self.partial_rounds + k;
             let at = terminal_at + W * k;
             let output = self.full_round(round, input);
-            assert_block(builder, output, &block[at..at + W]);
+            assert_block(builder, output, &rounds[at..at + W]);
             input = vars(at..at + W);
         }
     }

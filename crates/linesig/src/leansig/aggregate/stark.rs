@@ -17,8 +17,9 @@
 //! proof's header so a verifier can refuse others.
 //!
 //! Byte format (linesig's own; not leanMultisig's): `b"LSAG"`, the format version
-//! ([`FORMAT_VERSION`]), then the `postcard` encoding of `p3_uni_stark::Proof` with
-//! nothing after it. Decoding is strict: a wrong magic or version, a short or malformed
+//! ([`FORMAT_VERSION`], one byte), the number of signatures the proof covers (u32
+//! little-endian), then the `postcard` encoding of `p3_uni_stark::Proof` with nothing
+//! after it. Decoding is strict: a wrong magic or version, a short or malformed
 //! body, or trailing bytes are typed errors.
 
 use p3_challenger::DuplexChallenger;
@@ -102,16 +103,17 @@ pub enum ProofFormatError {
     TrailingBytes(usize),
 }
 
-/// The proof's bytes: magic, version, body.
-pub fn encode(proof: &StarkProof) -> Vec<u8> {
+/// The proof's bytes: magic, version, signature count, body.
+pub fn encode(count: u32, proof: &StarkProof) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 * 1024);
     out.extend_from_slice(&MAGIC);
     out.push(FORMAT_VERSION);
+    out.extend_from_slice(&count.to_le_bytes());
     postcard::to_extend(proof, out).expect("a Vec grows to any size")
 }
 
-/// The proof in `bytes`, decoded strictly.
-pub fn decode(bytes: &[u8]) -> Result<StarkProof, ProofFormatError> {
+/// The signature count and the proof in `bytes`, decoded strictly.
+pub fn decode(bytes: &[u8]) -> Result<(u32, StarkProof), ProofFormatError> {
     let body = bytes
         .strip_prefix(&MAGIC[..])
         .ok_or(ProofFormatError::BadMagic)?;
@@ -121,10 +123,13 @@ pub fn decode(bytes: &[u8]) -> Result<StarkProof, ProofFormatError> {
     if version != FORMAT_VERSION {
         return Err(ProofFormatError::UnsupportedVersion { found: version });
     }
+    let (count, body) = body
+        .split_first_chunk::<4>()
+        .ok_or(ProofFormatError::Malformed("no signature count".into()))?;
     let (proof, rest) = postcard::take_from_bytes::<StarkProof>(body)
         .map_err(|e| ProofFormatError::Malformed(e.to_string()))?;
     if !rest.is_empty() {
         return Err(ProofFormatError::TrailingBytes(rest.len()));
     }
-    Ok(proof)
+    Ok((u32::from_le_bytes(*count), proof))
 }

@@ -168,8 +168,9 @@ fn proofs_verify_and_refuse_tampering() {
     let trace = air.trace(first, 16);
     let public = air.public_values(&trace, first);
     let proof = p3_uni_stark::prove(&config, &air, trace, &public);
-    let bytes = stark::encode(&proof);
-    let decoded = stark::decode(&bytes).expect("own bytes decode");
+    let bytes = stark::encode(1, &proof);
+    let (count, decoded) = stark::decode(&bytes).expect("own bytes decode");
+    assert_eq!(count, 1);
     p3_uni_stark::verify(&config, &air, &decoded, &public).expect("honest proof verifies");
 
     let mut wrong = public.clone();
@@ -181,7 +182,7 @@ fn proofs_verify_and_refuse_tampering() {
     for at in (0..bytes.len()).step_by(step) {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0x01;
-        if let Ok(p) = stark::decode(&flipped) {
+        if let Ok((_, p)) = stark::decode(&flipped) {
             assert!(
                 p3_uni_stark::verify(&config, &air, &p, &public).is_err(),
                 "flip at byte {at} of {} verified",

@@ -1,0 +1,143 @@
+//! `linesig aggregate` and `linesig verify-aggregate`: one STARK proof that every
+//! leanSig signature of a JSON Lines file verifies, and its check against the file's
+//! (public key, message, epoch) list (`linesig::leansig::aggregate`).
+//!
+//! Input lines as `linesig verify` reads them: {"public_key", "message", "signature"}
+//! in hex and "epoch"; `verify-aggregate` does not need "signature". Exit status: 0
+//! for a proof made / a proof that verifies, 1 for a refusal (an invalid signature, a
+//! proof that does not verify), 2 for bad arguments or input, 3 for I/O; the reason
+//! on one line of stderr.
+
+use crate::verify::{parse_fields, Parsed};
+use crate::CliError;
+use clap::Args;
+use linesig::leansig::aggregate::{self, AggregateError};
+use linesig::leansig::Instance;
+use linesig::Item;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct AggregateArgs {
+    /// leanSig instance: leansig-devnet4 (the only one with an aggregation statement).
+    #[arg(long, default_value = "leansig-devnet4")]
+    scheme: String,
+    /// JSON Lines of {public_key, message, signature, epoch}.
+    #[arg(long)]
+    input: PathBuf,
+    /// Where to write the proof.
+    #[arg(long)]
+    out: PathBuf,
+    /// No summary on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyAggregateArgs {
+    /// leanSig instance: leansig-devnet4.
+    #[arg(long, default_value = "leansig-devnet4")]
+    scheme: String,
+    /// JSON Lines of {public_key, message, epoch} ("signature" is not read).
+    #[arg(long)]
+    input: PathBuf,
+    /// The proof `linesig aggregate` wrote.
+    #[arg(long)]
+    proof: PathBuf,
+    /// No summary on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// An input line's owned fields: public key, message, signature, epoch context.
+type Owned = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+
+fn instance(name: &str) -> Result<Instance, CliError> {
+    name.parse::<Instance>()
+        .map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// Every line of `path`; the first malformed one stops the command (an aggregate
+/// covers the whole list or nothing).
+fn read_lines(path: &Path, signature: bool) -> Result<Vec<Owned>, CliError> {
+    let text = std::fs::read(path).map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (index, line) in text.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match parse_fields(line, true, signature) {
+            Parsed::Item {
+                public_key,
+                message,
+                signature,
+                context,
+            } => out.push((public_key, message, signature, context)),
+            Parsed::Malformed(reason) => {
+                return Err(CliError::usage(format!(
+                    "{} line {}: {reason}",
+                    path.display(),
+                    index + 1
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn items(lines: &[Owned]) -> Vec<Item<'_>> {
+    lines
+        .iter()
+        .map(|(k, m, s, c)| Item::new(k, m, s).with_context(c))
+        .collect()
+}
+
+pub fn aggregate(args: AggregateArgs) -> Result<bool, CliError> {
+    let instance = instance(&args.scheme)?;
+    let lines = read_lines(&args.input, true)?;
+    let started = Instant::now();
+    let proof = match aggregate::prove(instance, &items(&lines)) {
+        Ok(proof) => proof,
+        Err(e @ AggregateError::InvalidSignature { .. }) => {
+            eprintln!("linesig: no proof: {e} (line order, counting from 0)");
+            return Ok(false);
+        }
+        Err(e) => return Err(CliError::usage(e.to_string())),
+    };
+    std::fs::write(&args.out, &proof.bytes)
+        .map_err(|e| CliError::io(format!("{}: {e}", args.out.display())))?;
+    if !args.quiet {
+        eprintln!(
+            "aggregated {} signatures into {} ({} bytes) in {:.2} s",
+            lines.len(),
+            args.out.display(),
+            proof.bytes.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(true)
+}
+
+pub fn verify_aggregate(args: VerifyAggregateArgs) -> Result<bool, CliError> {
+    let instance = instance(&args.scheme)?;
+    let lines = read_lines(&args.input, false)?;
+    let proof = std::fs::read(&args.proof)
+        .map_err(|e| CliError::io(format!("{}: {e}", args.proof.display())))?;
+    let started = Instant::now();
+    match aggregate::verify_aggregate(instance, &items(&lines), &proof) {
+        Ok(()) => {
+            if !args.quiet {
+                eprintln!(
+                    "valid: the proof covers all {} signers ({:.1} ms)",
+                    lines.len(),
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            Ok(true)
+        }
+        Err(e) => {
+            eprintln!("linesig: proof refused: {e}");
+            Ok(false)
+        }
+    }
+}
