@@ -327,17 +327,27 @@ pub fn epoch_context(epoch: u32) -> [u8; 4] {
     epoch.to_le_bytes()
 }
 
-/// Decode an item's fields, in the order the verdict reasons are checked: epoch,
-/// lengths, then the canonical encodings.
-fn decode(instance: Instance, item: &Item<'_>) -> Result<Decoded, Reject> {
-    let params = instance.params();
+/// An item's epoch (its 4-byte context, inside the lifetime: else `BadContext`) and
+/// 32-byte message (else `BadLength`): the first checks of [`decode`], in its order.
+fn decode_epoch_and_message(
+    instance: Instance,
+    item: &Item<'_>,
+) -> Result<(u32, [u8; MESSAGE_BYTES]), Reject> {
     let epoch = match <[u8; 4]>::try_from(item.context) {
         Ok(bytes) if (u32::from_le_bytes(bytes) as u64) < instance.lifetime() => {
             u32::from_le_bytes(bytes)
         }
         _ => return Err(Reject::BadContext),
     };
-    let message: [u8; MESSAGE_BYTES] = item.message.try_into().map_err(|_| Reject::BadLength)?;
+    let message = item.message.try_into().map_err(|_| Reject::BadLength)?;
+    Ok((epoch, message))
+}
+
+/// Decode an item's fields, in the order the verdict reasons are checked: epoch,
+/// lengths, then the canonical encodings.
+fn decode(instance: Instance, item: &Item<'_>) -> Result<Decoded, Reject> {
+    let params = instance.params();
+    let (epoch, message) = decode_epoch_and_message(instance, item)?;
     if item.public_key.len() != params.public_key_len()
         || item.signature.len() != params.signature_len()
     {

@@ -26,7 +26,7 @@ mod soundness_tests;
 mod tests;
 
 use super::lanes::from_monty;
-use super::{decode, hash, ssz, Instance, MESSAGE_BYTES};
+use super::{decode, decode_epoch_and_message, hash, ssz, Instance, MESSAGE_BYTES};
 use crate::item::Item;
 use crate::verdict::{Reject, Verdict};
 use crate::{Backend, Scheme};
@@ -84,24 +84,36 @@ fn digest(d: &[u32; 8]) -> [KoalaBear; 8] {
     d.map(field)
 }
 
+/// What the verifier knows of a signer, from its decoded key, epoch and message.
+fn claim_of(key: &ssz::PublicKey, epoch: u32, message: &[u8; MESSAGE_BYTES]) -> Claim {
+    Claim {
+        parameter: key.parameter.map(field),
+        root: digest(&key.root),
+        message: hash::message_elements(message).map(field),
+        epoch,
+    }
+}
+
 /// The claim of `item`: its key, message and epoch decoded as [`decode`] does
 /// (the same verdict reasons), the signature not read.
 fn claim(instance: Instance, item: &Item<'_>) -> Result<Claim, Reject> {
-    let params = instance.params();
-    let epoch = match <[u8; 4]>::try_from(item.context) {
-        Ok(bytes) if (u32::from_le_bytes(bytes) as u64) < instance.lifetime() => {
-            u32::from_le_bytes(bytes)
-        }
-        _ => return Err(Reject::BadContext),
+    let (epoch, message) = decode_epoch_and_message(instance, item)?;
+    let key = ssz::decode_public_key(instance.params(), item.public_key)?;
+    Ok(claim_of(&key, epoch, &message))
+}
+
+/// The claim and the prover's witness of a signed item, decoded once.
+fn signer(instance: Instance, item: &Item<'_>) -> Result<(Claim, Witness), Reject> {
+    let decoded = decode(instance, item)?;
+    let witness = Witness {
+        rho: core::array::from_fn(|i| field(decoded.signature.rho[i])),
+        path: decoded.signature.path.iter().map(digest).collect(),
+        hashes: decoded.signature.hashes.iter().map(digest).collect(),
     };
-    let message: [u8; MESSAGE_BYTES] = item.message.try_into().map_err(|_| Reject::BadLength)?;
-    let key = ssz::decode_public_key(params, item.public_key)?;
-    Ok(Claim {
-        parameter: key.parameter.map(field),
-        root: digest(&key.root),
-        message: hash::message_elements(&message).map(field),
-        epoch,
-    })
+    Ok((
+        claim_of(&decoded.key, decoded.epoch, &decoded.message),
+        witness,
+    ))
 }
 
 fn capacity(instance: Instance) -> [KoalaBear; 9] {
@@ -148,16 +160,7 @@ pub fn prove(instance: Instance, items: &[Item<'_>]) -> Result<AggregateProof, A
     }
     let signers: Vec<(Claim, Witness)> = items
         .iter()
-        .map(|item| {
-            let decoded = decode(instance, item).expect("verified items decode");
-            let claim = claim(instance, item).expect("verified items decode");
-            let witness = Witness {
-                rho: core::array::from_fn(|i| field(decoded.signature.rho[i])),
-                path: decoded.signature.path.iter().map(digest).collect(),
-                hashes: decoded.signature.hashes.iter().map(digest).collect(),
-            };
-            (claim, witness)
-        })
+        .map(|item| signer(instance, item).expect("verified items decode"))
         .collect();
     let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
     let air = AggregateAir::new(&claims, capacity(instance));

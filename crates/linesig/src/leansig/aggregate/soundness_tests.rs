@@ -5,7 +5,7 @@
 //! chain shortened or lengthened, digits off by one).
 
 use super::statement::{layout, AggregateAir, Claim, Witness, MAIN_WIDTH};
-use super::{capacity, claim, prove, stark, verify_aggregate, AggregateError};
+use super::{capacity, prove, signer, stark, verify_aggregate, AggregateError};
 use super::{VerifyAggregateError, MAX_SIGNATURES};
 use crate::item::Item;
 use crate::leansig::lanes::{from_monty, portable::Portable};
@@ -55,18 +55,9 @@ fn valid(cases: &[Case]) -> Vec<Item<'_>> {
 const DEVNET4: Instance = Instance::Devnet4;
 
 fn signers(items: &[Item<'_>]) -> Vec<(Claim, Witness)> {
-    let field = |x: u32| KoalaBear::from_u32(from_monty(x));
     items
         .iter()
-        .map(|item| {
-            let d = decode(DEVNET4, item).unwrap();
-            let witness = Witness {
-                rho: core::array::from_fn(|i| field(d.signature.rho[i])),
-                path: d.signature.path.iter().map(|x| x.map(field)).collect(),
-                hashes: d.signature.hashes.iter().map(|x| x.map(field)).collect(),
-            };
-            (claim(DEVNET4, item).unwrap(), witness)
-        })
+        .map(|item| signer(DEVNET4, item).unwrap())
         .collect()
 }
 

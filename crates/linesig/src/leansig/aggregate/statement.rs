@@ -131,6 +131,13 @@ const P_ROOT: usize = P_TREE_NEXT + 1;
 /// Columns of the preprocessed trace.
 pub const PREPROCESSED_WIDTH: usize = P_ROOT + 1;
 
+/// The weight of digit i of the encoding in its message-hash element: 127·8^(i mod 8)
+/// (element i / 8 holds digits 8m..8m + 8, least significant first; digit 46, the
+/// sixth element's first unused one, weighs its two free digits).
+const fn digit_weight(i: usize) -> u32 {
+    Q * 8u32.pow((i % Z) as u32)
+}
+
 /// The row of sponge block b: the row of the last chain end it reads.
 const fn sponge_row(b: usize) -> usize {
     (RATE * b + 7) / HASH
@@ -334,15 +341,6 @@ impl AggregateAir {
         }
 
         // Shift register of chain ends, digit registers and sum.
-        let weights = |i: usize| -> [F; ELEMENTS] {
-            core::array::from_fn(|m| {
-                if i < CHAINS && i / Z == m {
-                    F::from_u32(Q * 8u32.pow((i % Z) as u32))
-                } else {
-                    F::ZERO
-                }
-            })
-        };
         let mut remaining: [F; ELEMENTS] = core::array::from_fn(|m| F::from_u32(hash[m]));
         let mut sum = F::ZERO;
         for r in 0..ROWS_PER_SIGNATURE {
@@ -357,9 +355,7 @@ impl AggregateAir {
             row[DIGIT_SUM] = sum;
             if r < CHAINS {
                 let x = F::from_usize(digits[r]);
-                for (rem, w) in remaining.iter_mut().zip(weights(r)) {
-                    *rem -= w * x;
-                }
+                remaining[r / Z] -= F::from_u32(digit_weight(r)) * x;
                 sum += x;
             }
         }
@@ -455,7 +451,7 @@ fn preprocessed_trace(claims: &[Claim]) -> RowMajorMatrix<F> {
                     let at = P_CHAIN_TWEAK + 2 * j;
                     row[at..at + 2].copy_from_slice(&chain_tweak(claim.epoch, r, j + 1));
                 }
-                row[P_WEIGHT + r / Z] = F::from_u32(Q * 8u32.pow((r % Z) as u32));
+                row[P_WEIGHT + r / Z] = F::from_u32(digit_weight(r));
             }
             if r == 0 {
                 row[P_MESSAGE_ROW] = F::ONE;
@@ -595,7 +591,7 @@ impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
             builder.assert_bool(local[FREE + t]);
             free += local[FREE + t] * F::from_u32(1 << t);
         }
-        let free_weight = F::from_u32(Q * 8u32.pow(CHAINS as u32 % Z as u32));
+        let free_weight = F::from_u32(digit_weight(CHAINS));
         builder.assert_zero(
             left - check_any.clone() * remainder
                 - public[P_CHECK + ELEMENTS - 1] * free * free_weight,
