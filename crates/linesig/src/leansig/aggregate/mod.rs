@@ -9,12 +9,12 @@
 //!   itself and checks the proof against that commitment: the proof holds for exactly
 //!   that list, in that order.
 //!
-//! Layers, bottom up: [`poseidon1_air`] (one Poseidon1 permutation as degree-3 trace
-//! columns), [`statement`] (the per-signature block of rows: message hash and its
+//! Layers, bottom up: [`poseidon1_air`] (one Poseidon1 permutation as trace columns,
+//! two full rounds per committed state), [`statement`] (the per-signature block of rows: message hash and its
 //! aborting encoding, the 46 chains, the leaf sponge, the 32 tree levels), [`stark`]
-//! (Plonky3 uni-stark over KoalaBear: FRI blowup 2, 84 queries, 16 bits of grinding,
-//! 100 conjectured bits; the versioned `LSAG` byte format, linesig's own and not
-//! leanMultisig's).
+//! (Plonky3 uni-stark over KoalaBear with BLAKE3 commitments: FRI blowup 8, 28
+//! queries, 16 bits of grinding, 100 conjectured bits; the versioned `LSAG` byte
+//! format, linesig's own and not leanMultisig's).
 
 pub mod poseidon1_air;
 pub mod stark;
@@ -35,7 +35,8 @@ use p3_koala_bear::KoalaBear;
 use statement::{AggregateAir, Claim, Witness};
 
 /// The most signatures one proof covers: 64 rows each, a trace of 2^18 rows and
-/// about 1,600 columns (some 8 GiB while proving). Split larger sets.
+/// about 1,000 columns over an 8× LDE (some 10 GiB while proving; 2.4 GiB measured at
+/// 1,024). Split larger sets.
 pub const MAX_SIGNATURES: usize = 4096;
 
 /// Why no proof was made.

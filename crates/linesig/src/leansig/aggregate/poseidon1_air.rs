@@ -7,21 +7,30 @@
 //! Plonky3's `KOALABEAR_POSEIDON1_RC_{16,24}` and `MATRIX_CIRC_MDS_{16,24}_COL`, the ones
 //! leanSig c08a3ba hashes with (`super::super::poseidon`).
 //!
-//! Columns, `W + 8·W + RP` (16: 164; 24: 239):
+//! Columns, `W + 4·W + RP` (16: 100; 24: 143):
 //! - the input state;
-//! - the state after each of the first four full rounds;
+//! - the state after the second and after the fourth full round;
 //! - the cube of element 0 in each partial round;
-//! - the state after each of the last four full rounds (the last W columns: the output).
+//! - the state after the sixth and after the eighth full round (the last W columns:
+//!   the output).
 //!
-//! A block may leave its input state out (`8·W + RP` round columns, [`Poseidon1Air::eval_rounds`])
+//! Full rounds are committed in pairs: a round has degree 3, two have degree 9, and the
+//! proof system's blowup of 8 (`super::stark::LOG_BLOWUP`) leaves room for a quotient of
+//! degree 8, so the width is half a state per full round for the price of a wider LDE,
+//! and the proof's openings (queries × width) shrink with both.
+//!
+//! A block may leave its input state out (`4·W + RP` round columns, [`Poseidon1Air::eval_rounds`])
 //! when the input is already in other columns of the row or in public columns: the
 //! chain steps take their value, parameter and tweak that way.
 //!
 //! `p3-poseidon1-air` commits the whole state after every partial round (W·RP columns,
 //! 768 in all at width 24). Here a partial round commits only its cube: the state
 //! through the partial rounds is an affine function of the fifth full round's input and
-//! the cubes before it, whose coefficients are computed once ([`Poseidon1Air::new`]),
-//! so every constraint stays of degree 3 over a third of the columns.
+//! the cubes before it, whose coefficients are computed once ([`Poseidon1Air::new`]).
+//! Every cube is committed (two in a row would compose an uncommitted cube into the
+//! next one's affine form, and degree 27), so the partial phase's constraints have
+//! degree 3 and its output is affine in committed columns, which the first pair of
+//! terminal rounds then raises to degree 9.
 
 use p3_air::AirBuilder;
 use p3_field::{Algebra, PrimeCharacteristicRing};
@@ -33,6 +42,23 @@ use p3_koala_bear::{
 use p3_monty_31::MDSUtils;
 
 const HALF_FULL: usize = KOALABEAR_POSEIDON_HALF_FULL_ROUNDS;
+/// Full rounds between two committed states.
+const FUSED: usize = 2;
+/// Committed states in each half of the full rounds.
+const HALF_COMMITS: usize = HALF_FULL / FUSED;
+
+/// The constraints' degree: a pair of cubing rounds.
+pub const CONSTRAINT_DEGREE: usize = 9;
+
+/// Columns of a block's rounds at width `w` with `partial_rounds` partial rounds.
+pub const fn round_columns(w: usize, partial_rounds: usize) -> usize {
+    2 * HALF_COMMITS * w + partial_rounds
+}
+
+/// Where the output state starts among a block's round columns.
+pub const fn round_output_offset(w: usize, partial_rounds: usize) -> usize {
+    round_columns(w, partial_rounds) - w
+}
 
 /// An affine form Σ coefficients[i]·v_i + constant over a permutation block's
 /// "partial-phase" variables: the W inputs of the first partial round, then the cubes.
@@ -146,7 +172,7 @@ impl<const W: usize> Poseidon1Air<W> {
     /// Columns of the rounds alone: a block whose input state lives elsewhere (other
     /// columns of the row, or public values) and comes in as expressions.
     pub const fn round_columns(&self) -> usize {
-        8 * W + self.partial_rounds
+        round_columns(W, self.partial_rounds)
     }
 
     /// Where the output state starts in the block.
@@ -156,7 +182,7 @@ impl<const W: usize> Poseidon1Air<W> {
 
     /// Where the output state starts in the round columns.
     pub const fn round_output_offset(&self) -> usize {
-        4 * W + self.partial_rounds + 3 * W
+        round_output_offset(W, self.partial_rounds)
     }
 
     /// The permutation, computed in the clear (the reference the block is filled from).
@@ -180,9 +206,12 @@ impl<const W: usize> Poseidon1Air<W> {
         let mut state = input.to_vec();
         for round in 0..HALF_FULL {
             state = self.full_round(round, state);
-            rounds[W * round..W * (round + 1)].copy_from_slice(&state);
+            if (round + 1) % FUSED == 0 {
+                let at = W * (round / FUSED);
+                rounds[at..at + W].copy_from_slice(&state);
+            }
         }
-        let partial_at = 4 * W;
+        let partial_at = HALF_COMMITS * W;
         let mut vars = state;
         for (r, form) in self.sbox_inputs.iter().enumerate() {
             let cube = form.apply(&vars).cube();
@@ -191,14 +220,17 @@ impl<const W: usize> Poseidon1Air<W> {
         }
         let mut state: Vec<KoalaBear> = self.after_partial.iter().map(|f| f.apply(&vars)).collect();
         let terminal_at = partial_at + self.partial_rounds;
-        for round in 0..HALF_FULL {
-            state = self.full_round(HALF_FULL + self.partial_rounds + round, state);
-            rounds[terminal_at + W * round..terminal_at + W * (round + 1)].copy_from_slice(&state);
+        for k in 0..HALF_FULL {
+            state = self.full_round(HALF_FULL + self.partial_rounds + k, state);
+            if (k + 1) % FUSED == 0 {
+                let at = terminal_at + W * (k / FUSED);
+                rounds[at..at + W].copy_from_slice(&state);
+            }
         }
     }
 
     /// Constrain `block` (`columns()` variables of the current row) to be one
-    /// permutation: 8·W + RP constraints of degree 3.
+    /// permutation: 4·W + RP constraints, of degree 9 (full-round pairs) and 3 (cubes).
     pub fn eval<AB: AirBuilder<F = KoalaBear>>(&self, builder: &mut AB, block: &[AB::Var]) {
         let input = block[..W].iter().map(|&v| v.into()).collect();
         self.eval_rounds(builder, input, &block[W..]);
@@ -206,7 +238,8 @@ impl<const W: usize> Poseidon1Air<W> {
 
     /// Constrain `rounds` (`round_columns()` variables of the current row) to be the
     /// rounds of one permutation of `input`. The input expressions must have degree 1
-    /// (the first round cubes them): columns, or columns plus constants.
+    /// (the first pair of rounds raises them to degree 9): columns, or columns plus
+    /// constants.
     pub fn eval_rounds<AB: AirBuilder<F = KoalaBear>>(
         &self,
         builder: &mut AB,
@@ -217,30 +250,35 @@ impl<const W: usize> Poseidon1Air<W> {
         let vars = |range: core::ops::Range<usize>| -> Vec<AB::Expr> {
             rounds[range].iter().map(|&v| v.into()).collect()
         };
-        let mut input = input;
+        let mut state = input;
         for round in 0..HALF_FULL {
-            let output = self.full_round(round, input);
-            assert_block(builder, output, &rounds[W * round..W * (round + 1)]);
-            input = vars(W * round..W * (round + 1));
+            state = self.full_round(round, state);
+            if (round + 1) % FUSED == 0 {
+                let at = W * (round / FUSED);
+                assert_block(builder, state, &rounds[at..at + W]);
+                state = vars(at..at + W);
+            }
         }
         // Partial-phase variables: the fourth full round's output, then the cubes.
-        let partial = vars(3 * W..4 * W + self.partial_rounds);
+        let partial_at = HALF_COMMITS * W;
+        let partial = vars(partial_at - W..partial_at + self.partial_rounds);
         for (r, form) in self.sbox_inputs.iter().enumerate() {
             builder.assert_eq(form.apply(&partial).cube(), partial[W + r].clone());
         }
         // The first terminal round reads the affine state, not committed columns.
-        let terminal_at = 4 * W + self.partial_rounds;
-        let mut input: Vec<AB::Expr> = self
+        let terminal_at = partial_at + self.partial_rounds;
+        let mut state: Vec<AB::Expr> = self
             .after_partial
             .iter()
             .map(|f| f.apply(&partial))
             .collect();
         for k in 0..HALF_FULL {
-            let round = HALF_FULL + self.partial_rounds + k;
-            let at = terminal_at + W * k;
-            let output = self.full_round(round, input);
-            assert_block(builder, output, &rounds[at..at + W]);
-            input = vars(at..at + W);
+            state = self.full_round(HALF_FULL + self.partial_rounds + k, state);
+            if (k + 1) % FUSED == 0 {
+                let at = terminal_at + W * (k / FUSED);
+                assert_block(builder, state, &rounds[at..at + W]);
+                state = vars(at..at + W);
+            }
         }
     }
 

@@ -4,50 +4,75 @@
 //! Parameters, and the security they are chosen for:
 //! - traces over KoalaBear (p = 2^31 − 2^24 + 1), challenges from its degree-4
 //!   extension (|F| ≈ 2^124);
-//! - commitments: Merkle trees of Poseidon2-16 (Plonky3's KoalaBear constants), rows
-//!   hashed by a padding-free sponge of rate 8, nodes by the truncated permutation;
-//! - FRI with blowup 2 (`LOG_BLOWUP` = 1: the constraints have degree 3, so the
-//!   quotient has degree 2), binary folding, [`NUM_QUERIES`] queries and
-//!   [`QUERY_POW_BITS`] bits of grinding before them.
+//! - commitments: Merkle trees of BLAKE3 (32-byte digests; rows hashed as the
+//!   canonical little-endian bytes of their elements), the top [`MERKLE_CAP_HEIGHT`]
+//!   levels sent whole; the Fiat–Shamir transcript is BLAKE3 too, from
+//!   [`DOMAIN_SEPARATOR`];
+//! - FRI with blowup 8 (`LOG_BLOWUP` = 3: the permutation blocks commit two full rounds
+//!   at a time, constraints of degree 9, a quotient of degree 8), folding up to 8
+//!   evaluations a round down to a final polynomial of 8 coefficients,
+//!   [`NUM_QUERIES`] queries and [`QUERY_POW_BITS`] bits of grinding before them.
 //!
 //! Conjectured security (the ethSTARK conjecture: each query is worth log2(blowup)
 //! bits): `NUM_QUERIES · LOG_BLOWUP + QUERY_POW_BITS` = [`CONJECTURED_SECURITY_BITS`]
-//! = 100 bits. Proven (Johnson-bound) security is lower, about half; these are the
-//! parameters of a throughput-oriented deployment, and they are written in every
-//! proof's header so a verifier can refuse others.
+//! = 100 bits; BLAKE3's 256-bit digests give 128 bits against collisions. Proven
+//! (Johnson-bound) security is lower, about half; these are the parameters of a
+//! throughput-oriented deployment. The format version names them: a proof made under
+//! other parameters does not decode.
+//!
+//! Why blowup 8 and not 2: a proof opens every committed column at every query, so its
+//! size is about queries × width. Blowup 2 needs 84 queries over the 1,639 columns of
+//! one-round-per-commit blocks (0.95–1.4 MB); blowup 8 needs 28 over ~1,000 columns
+//! (184–249 KB, N = 2 … 1,024), for a prover that works over a 4× wider LDE.
 //!
 //! Byte format (linesig's own; not leanMultisig's): `b"LSAG"`, the format version
 //! ([`FORMAT_VERSION`], one byte), the number of signatures the proof covers (u32
-//! little-endian), then the `postcard` encoding of `p3_uni_stark::Proof` with nothing
-//! after it. Decoding is strict: a wrong magic or version, a short or malformed
-//! body, or trailing bytes are typed errors.
+//! little-endian), then `p3_uni_stark::Proof` in bincode 1 with fixed-width
+//! little-endian integers (a field element is its Montgomery form as 4 bytes, a length
+//! 8 bytes), with nothing after it. Decoding is strict: a wrong magic or version, a
+//! short or malformed body, a field element ≥ p, or trailing bytes are typed errors.
 
-use p3_challenger::DuplexChallenger;
+use bincode::Options;
+use p3_blake3::Blake3;
+use p3_challenger::{HashChallenger, SerializingChallenger32};
 use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
-use p3_field::Field;
+use p3_field::PrimeField32;
 use p3_fri::{FriParameters, TwoAdicFriPcs};
-use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
+use p3_koala_bear::KoalaBear;
 use p3_merkle_tree::MerkleTreeMmcs;
-use p3_symmetric::{PaddingFreeSponge, TruncatedPermutation};
+use p3_symmetric::{CompressionFunctionFromHasher, CryptographicHasher};
 use p3_uni_stark::{Proof, StarkConfig};
 
-type Perm = Poseidon2KoalaBear<16>;
-type RowHash = PaddingFreeSponge<Perm, 16, 8, 8>;
-type NodeCompress = TruncatedPermutation<Perm, 2, 8, 16>;
-type ValMmcs = MerkleTreeMmcs<
-    <KoalaBear as Field>::Packing,
-    <KoalaBear as Field>::Packing,
-    RowHash,
-    NodeCompress,
-    2,
-    8,
->;
+/// Rows and nodes are hashed with BLAKE3 (32-byte digests): the proof is verified
+/// natively, never inside another circuit, so the commitment hash need not be
+/// arithmetic, and BLAKE3 on bytes runs several times faster than Poseidon2 on field
+/// elements where Plonky3 has no SIMD packing (any build not compiled for the CPU).
+type NodeCompress = CompressionFunctionFromHasher<Blake3, 2, 32>;
+type ValMmcs = MerkleTreeMmcs<KoalaBear, u8, Blake3Rows, NodeCompress, 2, 32>;
+
+/// BLAKE3 of a row: its elements' canonical values as 4 little-endian bytes each,
+/// hashed in one call. A ~1,000-column row is four BLAKE3 chunks, which one call hashes
+/// side by side in SIMD lanes; fed piecewise (`p3_symmetric::SerializingHasher` over
+/// `p3_blake3`, 512 bytes at a time) they are compressed one block after another.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Blake3Rows;
+
+impl CryptographicHasher<KoalaBear, [u8; 32]> for Blake3Rows {
+    fn hash_iter<I: IntoIterator<Item = KoalaBear>>(&self, input: I) -> [u8; 32] {
+        let input = input.into_iter();
+        let mut bytes = Vec::with_capacity(4 * input.size_hint().0);
+        for x in input {
+            bytes.extend_from_slice(&x.as_canonical_u32().to_le_bytes());
+        }
+        blake3::hash(&bytes).into()
+    }
+}
 /// The extension field challenges are drawn from.
 pub type Challenge = BinomialExtensionField<KoalaBear, 4>;
 type ChallengeMmcs = ExtensionMmcs<KoalaBear, Challenge, ValMmcs>;
-type Challenger = DuplexChallenger<KoalaBear, Perm, 16, 8>;
+type Challenger = SerializingChallenger32<KoalaBear, HashChallenger<u8, Blake3, 32>>;
 type Pcs = TwoAdicFriPcs<KoalaBear, Radix2DitParallel<KoalaBear>, ValMmcs, ChallengeMmcs>;
 /// The STARK configuration of every aggregate proof.
 pub type Config = StarkConfig<Pcs, Challenge, Challenger>;
@@ -55,39 +80,47 @@ pub type Config = StarkConfig<Pcs, Challenge, Challenger>;
 pub type StarkProof = Proof<Config>;
 
 /// log2 of the FRI blowup.
-pub const LOG_BLOWUP: usize = 1;
+pub const LOG_BLOWUP: usize = 3;
 /// FRI queries.
-pub const NUM_QUERIES: usize = 84;
+pub const NUM_QUERIES: usize = 28;
 /// Proof-of-work bits ground before the queries are drawn.
 pub const QUERY_POW_BITS: usize = 16;
+/// Levels of each Merkle tree sent whole, so that no opening proof repeats them.
+pub const MERKLE_CAP_HEIGHT: usize = 4;
+/// FRI folds up to 2^3 = 8 evaluations per round (fewer rounds, fewer openings).
+pub const MAX_LOG_FOLDING_ARITY: usize = 3;
+/// FRI stops at a polynomial of 2^3 coefficients, sent whole.
+pub const LOG_FINAL_POLY_LEN: usize = 3;
 /// Conjectured security of the parameters above, in bits.
 pub const CONJECTURED_SECURITY_BITS: usize = NUM_QUERIES * LOG_BLOWUP + QUERY_POW_BITS;
+
+/// The transcript's first bytes: a proof for any other statement or format starts
+/// from another state.
+const DOMAIN_SEPARATOR: &[u8] = b"linesig leansig-devnet4 aggregate v2";
 
 /// The magic every proof starts with.
 pub const MAGIC: [u8; 4] = *b"LSAG";
 /// The byte format's version: bumped with any change to the format, the parameters
 /// or the statement.
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
 
-/// The configuration: deterministic (its Poseidon2 constants are Plonky3's fixed ones).
+/// The configuration: deterministic (BLAKE3 has no keys, the transcript a fixed start).
 pub fn config() -> Config {
-    let perm = default_koalabear_poseidon2_16();
-    let mmcs = ValMmcs::new(
-        RowHash::new(perm.clone()),
-        NodeCompress::new(perm.clone()),
-        0,
-    );
+    let mmcs = ValMmcs::new(Blake3Rows, NodeCompress::new(Blake3), MERKLE_CAP_HEIGHT);
     let fri = FriParameters {
         log_blowup: LOG_BLOWUP,
-        log_final_poly_len: 0,
-        max_log_arity: 1,
+        log_final_poly_len: LOG_FINAL_POLY_LEN,
+        max_log_arity: MAX_LOG_FOLDING_ARITY,
         num_queries: NUM_QUERIES,
         commit_proof_of_work_bits: 0,
         query_proof_of_work_bits: QUERY_POW_BITS,
         mmcs: ChallengeMmcs::new(mmcs.clone()),
     };
     let pcs = Pcs::new(Radix2DitParallel::default(), mmcs, fri);
-    Config::new(pcs, Challenger::new(perm))
+    Config::new(
+        pcs,
+        Challenger::from_hasher(DOMAIN_SEPARATOR.to_vec(), Blake3),
+    )
 }
 
 /// Why proof bytes did not decode.
@@ -105,11 +138,23 @@ pub enum ProofFormatError {
 
 /// The proof's bytes: magic, version, signature count, body.
 pub fn encode(count: u32, proof: &StarkProof) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 * 1024);
+    let mut out = Vec::with_capacity(256 * 1024);
     out.extend_from_slice(&MAGIC);
     out.push(FORMAT_VERSION);
     out.extend_from_slice(&count.to_le_bytes());
-    postcard::to_extend(proof, out).expect("a Vec grows to any size")
+    body_options()
+        .serialize_into(&mut out, proof)
+        .expect("a proof serializes into a Vec");
+    out
+}
+
+/// The body's encoding: bincode with fixed-width little-endian integers, no more bytes
+/// read than the body has.
+fn body_options() -> impl Options {
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+        .allow_trailing_bytes()
 }
 
 /// The signature count and the proof in `bytes`, decoded strictly.
@@ -126,7 +171,10 @@ pub fn decode(bytes: &[u8]) -> Result<(u32, StarkProof), ProofFormatError> {
     let (count, body) = body
         .split_first_chunk::<4>()
         .ok_or(ProofFormatError::Malformed("no signature count".into()))?;
-    let (proof, rest) = postcard::take_from_bytes::<StarkProof>(body)
+    let mut rest = body;
+    let proof: StarkProof = body_options()
+        .with_limit(body.len() as u64)
+        .deserialize_from(&mut rest)
         .map_err(|e| ProofFormatError::Malformed(e.to_string()))?;
     if !rest.is_empty() {
         return Err(ProofFormatError::TrailingBytes(rest.len()));

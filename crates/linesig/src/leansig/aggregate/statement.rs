@@ -37,7 +37,9 @@
 //! - **Tree**: left and right come from the epoch's bits (public), the sibling is
 //!   free, and the last level's output must equal the public root.
 
-use super::poseidon1_air::{poseidon1_16, poseidon1_24, Poseidon1Air};
+use super::poseidon1_air::{
+    poseidon1_16, poseidon1_24, round_columns, round_output_offset, Poseidon1Air, CONSTRAINT_DEGREE,
+};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_field::{Field, PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::{
@@ -74,10 +76,10 @@ const FREE_BITS: usize = 6;
 /// Offsets into the 24 elements of the last three chain ends a sponge block can start at.
 const WINDOW_OFFSETS: usize = 10;
 
-const ROUNDS16: usize = 8 * 16 + KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16;
-const OUT16: usize = 7 * 16 + KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16;
-const BLOCK24: usize = 24 + 8 * 24 + KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24;
-const OUT24: usize = 24 + 7 * 24 + KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24;
+const ROUNDS16: usize = round_columns(16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16);
+const OUT16: usize = round_output_offset(16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16);
+const BLOCK24: usize = 24 + round_columns(24, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24);
+const OUT24: usize = 24 + round_output_offset(24, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24);
 
 /// Main columns. A chain slot: its flag, its rounds, the value after it.
 const SLOT_WIDTH: usize = 1 + ROUNDS16 + HASH;
@@ -508,8 +510,9 @@ impl BaseAir<F> for AggregateAir {
         Vec::new()
     }
 
+    /// The permutation blocks' degree; the statement's own constraints stay below it.
     fn max_constraint_degree(&self) -> Option<usize> {
-        Some(3)
+        Some(CONSTRAINT_DEGREE)
     }
 }
 
