@@ -164,11 +164,12 @@ pub fn run(args: AggregateBenchArgs) -> Result<bool, CliError> {
         head,
         reference: instance.reference(),
         proof_system: format!(
-            "Plonky3 uni-stark over KoalaBear: FRI blowup 2^{}, {} queries, {} PoW bits ({} conjectured bits)",
+            "Plonky3 uni-stark over KoalaBear, BLAKE3 commitments: FRI blowup 2^{}, {} queries, {} PoW bits ({} conjectured bits); field arithmetic {}",
             aggregate::stark::LOG_BLOWUP,
             aggregate::stark::NUM_QUERIES,
             aggregate::stark::QUERY_POW_BITS,
-            aggregate::stark::CONJECTURED_SECURITY_BITS
+            aggregate::stark::CONJECTURED_SECURITY_BITS,
+            aggregate::stark::field_arithmetic()
         ),
         seed: args.seed,
         sizes,

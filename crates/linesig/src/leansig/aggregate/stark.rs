@@ -123,6 +123,21 @@ pub fn config() -> Config {
     )
 }
 
+/// The KoalaBear arithmetic this build proves with. Plonky3 picks its packed field
+/// when it is compiled (`target_feature`), not at run time: a portable x86-64 binary
+/// proves with scalar arithmetic, several times slower than one built for the CPU.
+pub const fn field_arithmetic() -> &'static str {
+    if cfg!(all(target_arch = "x86_64", target_feature = "avx512f")) {
+        "AVX-512 (16 lanes)"
+    } else if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+        "AVX2 (8 lanes)"
+    } else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+        "NEON (4 lanes)"
+    } else {
+        "scalar (build with RUSTFLAGS=\"-C target-cpu=native\" to prove ~3x faster)"
+    }
+}
+
 /// Why proof bytes did not decode.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProofFormatError {
