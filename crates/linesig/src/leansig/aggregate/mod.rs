@@ -10,8 +10,9 @@
 //!   that list, in that order.
 //!
 //! Layers, bottom up: [`poseidon1_air`] (one Poseidon1 permutation as trace columns,
-//! two full rounds per committed state), [`statement`] (the per-signature block of rows: message hash and its
-//! aborting encoding, the 46 chains, the leaf sponge, the 32 tree levels), [`stark`]
+//! two full rounds per committed state), [`statement`] (the per-signature block of
+//! rows: message hash and its aborting encoding, the 46 chains, the leaf sponge, the
+//! 32 tree levels), [`stark`]
 //! (Plonky3 uni-stark over KoalaBear with BLAKE3 commitments: FRI blowup 8, 28
 //! queries, 16 bits of grinding, 100 conjectured bits; the versioned `LSAG` byte
 //! format, linesig's own and not leanMultisig's).

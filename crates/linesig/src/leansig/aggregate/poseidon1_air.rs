@@ -203,14 +203,10 @@ impl<const W: usize> Poseidon1Air<W> {
     /// (`round_columns()` long).
     pub fn fill_rounds(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear]) {
         debug_assert_eq!(rounds.len(), self.round_columns());
-        let mut state = input.to_vec();
-        for round in 0..HALF_FULL {
-            state = self.full_round(round, state);
-            if (round + 1) % FUSED == 0 {
-                let at = W * (round / FUSED);
-                rounds[at..at + W].copy_from_slice(&state);
-            }
-        }
+        let state = self.full_half(0, input.to_vec(), |pair, state| {
+            rounds[W * pair..W * (pair + 1)].copy_from_slice(&state);
+            state
+        });
         let partial_at = HALF_COMMITS * W;
         let mut vars = state;
         for (r, form) in self.sbox_inputs.iter().enumerate() {
@@ -218,15 +214,12 @@ impl<const W: usize> Poseidon1Air<W> {
             rounds[partial_at + r] = cube;
             vars.push(cube);
         }
-        let mut state: Vec<KoalaBear> = self.after_partial.iter().map(|f| f.apply(&vars)).collect();
-        let terminal_at = partial_at + self.partial_rounds;
-        for k in 0..HALF_FULL {
-            state = self.full_round(HALF_FULL + self.partial_rounds + k, state);
-            if (k + 1) % FUSED == 0 {
-                let at = terminal_at + W * (k / FUSED);
-                rounds[at..at + W].copy_from_slice(&state);
-            }
-        }
+        let state: Vec<KoalaBear> = self.after_partial.iter().map(|f| f.apply(&vars)).collect();
+        let terminal = &mut rounds[partial_at + self.partial_rounds..];
+        self.full_half(HALF_FULL + self.partial_rounds, state, |pair, state| {
+            terminal[W * pair..W * (pair + 1)].copy_from_slice(&state);
+            state
+        });
     }
 
     /// Constrain `block` (`columns()` variables of the current row) to be one
@@ -250,15 +243,11 @@ impl<const W: usize> Poseidon1Air<W> {
         let vars = |range: core::ops::Range<usize>| -> Vec<AB::Expr> {
             rounds[range].iter().map(|&v| v.into()).collect()
         };
-        let mut state = input;
-        for round in 0..HALF_FULL {
-            state = self.full_round(round, state);
-            if (round + 1) % FUSED == 0 {
-                let at = W * (round / FUSED);
-                assert_block(builder, state, &rounds[at..at + W]);
-                state = vars(at..at + W);
-            }
-        }
+        self.full_half(0, input, |pair, state| {
+            let at = W * pair;
+            assert_block(builder, state, &rounds[at..at + W]);
+            vars(at..at + W)
+        });
         // Partial-phase variables: the fourth full round's output, then the cubes.
         let partial_at = HALF_COMMITS * W;
         let partial = vars(partial_at - W..partial_at + self.partial_rounds);
@@ -267,19 +256,35 @@ impl<const W: usize> Poseidon1Air<W> {
         }
         // The first terminal round reads the affine state, not committed columns.
         let terminal_at = partial_at + self.partial_rounds;
-        let mut state: Vec<AB::Expr> = self
+        let state: Vec<AB::Expr> = self
             .after_partial
             .iter()
             .map(|f| f.apply(&partial))
             .collect();
+        self.full_half(HALF_FULL + self.partial_rounds, state, |pair, state| {
+            let at = terminal_at + W * pair;
+            assert_block(builder, state, &rounds[at..at + W]);
+            vars(at..at + W)
+        });
+    }
+
+    /// The four full rounds of one half from `first_round`, handing the state after
+    /// each pair to `commit` (with the pair's index in the half) and going on from what
+    /// it returns: the same values when filling the trace, the committed columns when
+    /// constraining (so no expression grows past two rounds, degree 9).
+    fn full_half<E: Algebra<KoalaBear>>(
+        &self,
+        first_round: usize,
+        mut state: Vec<E>,
+        mut commit: impl FnMut(usize, Vec<E>) -> Vec<E>,
+    ) -> Vec<E> {
         for k in 0..HALF_FULL {
-            state = self.full_round(HALF_FULL + self.partial_rounds + k, state);
+            state = self.full_round(first_round + k, state);
             if (k + 1) % FUSED == 0 {
-                let at = terminal_at + W * (k / FUSED);
-                assert_block(builder, state, &rounds[at..at + W]);
-                state = vars(at..at + W);
+                state = commit(k / FUSED, state);
             }
         }
+        state
     }
 
     /// MDS · (state + round constants)^3, on field elements (filling the trace) or on

@@ -7,7 +7,7 @@
 //! - commitments: Merkle trees of BLAKE3 (32-byte digests; rows hashed as the
 //!   canonical little-endian bytes of their elements), the top [`MERKLE_CAP_HEIGHT`]
 //!   levels sent whole; the Fiat–Shamir transcript is BLAKE3 too, from
-//!   [`DOMAIN_SEPARATOR`];
+//!   [`DOMAIN_SEPARATOR`] and the format version;
 //! - FRI with blowup 8 (`LOG_BLOWUP` = 3: the permutation blocks commit two full rounds
 //!   at a time, constraints of degree 9, a quotient of degree 8), folding up to 8
 //!   evaluations a round down to a final polynomial of 8 coefficients,
@@ -23,7 +23,7 @@
 //! Why blowup 8 and not 2: a proof opens every committed column at every query, so its
 //! size is about queries × width. Blowup 2 needs 84 queries over the 1,639 columns of
 //! one-round-per-commit blocks (0.95–1.4 MB); blowup 8 needs 28 over ~1,000 columns
-//! (184–249 KB, N = 2 … 1,024), for a prover that works over a 4× wider LDE.
+//! (188–249 KB, N = 2 … 1,024), for a prover that works over a 4× wider LDE.
 //!
 //! Byte format (linesig's own; not leanMultisig's): `b"LSAG"`, the format version
 //! ([`FORMAT_VERSION`], one byte), the number of signatures the proof covers (u32
@@ -38,7 +38,7 @@ use p3_challenger::{HashChallenger, SerializingChallenger32};
 use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
-use p3_field::PrimeField32;
+use p3_field::{Field, PackedValue, PrimeField32};
 use p3_fri::{FriParameters, TwoAdicFriPcs};
 use p3_koala_bear::KoalaBear;
 use p3_merkle_tree::MerkleTreeMmcs;
@@ -94,9 +94,9 @@ pub const LOG_FINAL_POLY_LEN: usize = 3;
 /// Conjectured security of the parameters above, in bits.
 pub const CONJECTURED_SECURITY_BITS: usize = NUM_QUERIES * LOG_BLOWUP + QUERY_POW_BITS;
 
-/// The transcript's first bytes: a proof for any other statement or format starts
-/// from another state.
-const DOMAIN_SEPARATOR: &[u8] = b"linesig leansig-devnet4 aggregate v2";
+/// The transcript's first bytes, followed by [`FORMAT_VERSION`]: a proof for any other
+/// statement or format starts from another state.
+const DOMAIN_SEPARATOR: &[u8] = b"linesig leansig-devnet4 aggregate";
 
 /// The magic every proof starts with.
 pub const MAGIC: [u8; 4] = *b"LSAG";
@@ -123,18 +123,14 @@ pub fn config() -> Config {
     )
 }
 
-/// The KoalaBear arithmetic this build proves with. Plonky3 picks its packed field
-/// when it is compiled (`target_feature`), not at run time: a portable x86-64 binary
+/// The KoalaBear arithmetic this build proves with: Plonky3 picks its packed field
+/// when it is compiled (`target_feature`), not at run time, so a portable x86-64 binary
 /// proves with scalar arithmetic, several times slower than one built for the CPU.
-pub const fn field_arithmetic() -> &'static str {
-    if cfg!(all(target_arch = "x86_64", target_feature = "avx512f")) {
-        "AVX-512 (16 lanes)"
-    } else if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
-        "AVX2 (8 lanes)"
-    } else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
-        "NEON (4 lanes)"
-    } else {
-        "scalar (build with RUSTFLAGS=\"-C target-cpu=native\" to prove ~3x faster)"
+pub fn field_arithmetic() -> String {
+    match <<KoalaBear as Field>::Packing as PackedValue>::WIDTH {
+        1 => "scalar (build with RUSTFLAGS=\"-C target-cpu=native\" to prove up to ~3x faster)"
+            .to_string(),
+        lanes => format!("SIMD, {lanes} lanes"),
     }
 }
 
