@@ -254,20 +254,44 @@ fn to_limb_lanes(f: &Fe8) -> [[u64; 5]; LANES] {
     out
 }
 
-/// Gather limb k of eight rows into one vector per limb: eight row pointers form the
-/// index vector of a 64-bit gather (base null, scale 1), advanced 8 bytes per limb.
+/// Limb k of eight rows into one vector per limb: each 40-byte row is read with one
+/// masked load and the 8 × 5 block is transposed in registers (19 shuffles). Five
+/// `vpgatherqq` (one per limb, 40 single loads through the gather unit) do the same;
+/// with them the ladder's additions took ~1.3× ed25519-simd's time per multiplication
+/// on Zen 5 (its loads are scalar too), with the transposition ~1.05× (perf profile of
+/// `scripts/yardstick-ed25519-simd.sh`).
 #[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
 #[inline]
 fn fe_from_rows(rows: &[&[u64; 5]]) -> Fe8 {
-    let addresses: [i64; LANES] = core::array::from_fn(|lane| rows[lane].as_ptr() as i64);
-    // SAFETY: `addresses` is 64 readable bytes.
-    let base = unsafe { _mm512_loadu_si512(addresses.as_ptr().cast()) };
-    Fe8(core::array::from_fn(|k| {
-        let index = add64(base, splat(8 * k as u64));
-        // SAFETY: slot `lane` of `index` is the address of rows[lane][k], a live u64
-        // (k < 5), so every gathered load reads memory borrowed for this call.
-        unsafe { _mm512_i64gather_epi64::<1>(index, core::ptr::null::<i64>()) }
-    }))
+    // SAFETY: the mask 0b1_1111 reads the row's five u64 and nothing past them (masked
+    // lanes are not accessed, so the row's end may be the end of its allocation).
+    let r: [__m512i; LANES] = core::array::from_fn(|lane| unsafe {
+        _mm512_maskz_loadu_epi64(0b1_1111, rows[lane].as_ptr().cast())
+    });
+    // Pairs: unpacklo(a, b) = [a0 b0 | a2 b2 | a4 b4 | 0 0] (128-bit lanes),
+    // unpackhi(a, b) = [a1 b1 | a3 b3 | 0 0 | 0 0].
+    let even: [__m512i; 4] =
+        core::array::from_fn(|p| _mm512_unpacklo_epi64(r[2 * p], r[2 * p + 1]));
+    let odd: [__m512i; 4] = core::array::from_fn(|p| _mm512_unpackhi_epi64(r[2 * p], r[2 * p + 1]));
+    // Quads: two 128-bit lanes from each pair. `_mm512_shuffle_i64x2::<IMM>(a, b)` takes
+    // lanes IMM[1:0], IMM[3:2] of a, then IMM[5:4], IMM[7:6] of b.
+    // q02 = [ab0 | ab2 | cd0 | cd2], q4 = [ab4 | ab4 | cd4 | cd4], q13 = [ab1 | ab3 | cd1 | cd3].
+    let q02: [__m512i; 2] = core::array::from_fn(|q| {
+        _mm512_shuffle_i64x2::<0b01_00_01_00>(even[2 * q], even[2 * q + 1])
+    });
+    let q4: [__m512i; 2] = core::array::from_fn(|q| {
+        _mm512_shuffle_i64x2::<0b10_10_10_10>(even[2 * q], even[2 * q + 1])
+    });
+    let q13: [__m512i; 2] =
+        core::array::from_fn(|q| _mm512_shuffle_i64x2::<0b01_00_01_00>(odd[2 * q], odd[2 * q + 1]));
+    // Octets: lanes 0 and 2 (or 1 and 3) of each quad, in lane order.
+    Fe8([
+        _mm512_shuffle_i64x2::<0b10_00_10_00>(q02[0], q02[1]),
+        _mm512_shuffle_i64x2::<0b10_00_10_00>(q13[0], q13[1]),
+        _mm512_shuffle_i64x2::<0b11_01_11_01>(q02[0], q02[1]),
+        _mm512_shuffle_i64x2::<0b11_01_11_01>(q13[0], q13[1]),
+        _mm512_shuffle_i64x2::<0b10_00_10_00>(q4[0], q4[1]),
+    ])
 }
 
 /// Carried limbs are valid operands as they stand (module note), so they are stored

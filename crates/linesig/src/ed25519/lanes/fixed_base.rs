@@ -215,9 +215,9 @@ fn sum_chunk<F: LaneField>(
     // Rows are read at random from tables bigger than L2: each is prefetched a few
     // additions ahead, as every digit is known up front.
     let key_row =
-        |i: usize, j: usize| &key_tables[i].position(j)[k_digits[i][j].unsigned_abs() as usize];
+        |i: usize, j: usize| &key_tables[i].position(j)[k_digits[j][i].unsigned_abs() as usize];
     let base_row =
-        |i: usize, j: usize| &basepoint.position(j)[s_digits[i][j].unsigned_abs() as usize];
+        |i: usize, j: usize| &basepoint.position(j)[s_digits[j][i].unsigned_abs() as usize];
     for j in 0..PREFETCH_AHEAD {
         (0..F::LANES).for_each(|i| prefetch(key_row(i, j)));
     }
@@ -292,8 +292,10 @@ mod tests {
             }
             let digits = scalar::signed_digits::<KEY_WINDOW, KEY_POSITIONS>(&x);
             let s_digits = scalar::signed_digits::<BASE_WINDOW, BASE_POSITIONS>(&x);
-            let d1: [[i16; KEY_POSITIONS]; MAX_LANES] = [digits; MAX_LANES];
-            let d2: [[i16; BASE_POSITIONS]; MAX_LANES] = [s_digits; MAX_LANES];
+            let d1: scalar::LaneDigits<KEY_POSITIONS> =
+                core::array::from_fn(|j| [digits[j]; MAX_LANES]);
+            let d2: scalar::LaneDigits<BASE_POSITIONS> =
+                core::array::from_fn(|j| [s_digits[j]; MAX_LANES]);
             let mut acc = Extended::<Fe1>::identity();
             for j in 0..KEY_POSITIONS {
                 let (rows, negate) =

@@ -49,6 +49,7 @@ use point::{
     batch_invert, compress_with_inverse, decompress, decompress_many, Addend, Affine, AffineLimbs,
     Cached, CachedLimbs, Constants, Extended,
 };
+use scalar::LaneDigits;
 use std::ops::Range;
 
 /// Multiples 0..8 of one lane's point (entry 0 is the identity). A table of −8..8
@@ -712,35 +713,40 @@ fn prepare_jobs<W: LaneWords>(
 }
 
 /// Signed radix-2^W digits of `scalar(job)` for each of the backend's lanes (a ragged
-/// chunk repeats its last job). The arrays are sized for the widest backend; lanes past
-/// `F::LANES` stay zero rather than being recoded for nothing.
+/// chunk repeats its last job), window-major. Lanes past `F::LANES` stay zero rather
+/// than being recoded for nothing.
 #[inline(always)]
 fn lane_digits<F: LaneField, const W: u32, const N: usize, J>(
     chunk: &[J],
     scalar: impl Fn(&J) -> &[u8; 32],
-) -> [[i16; N]; MAX_LANES] {
-    core::array::from_fn(|i| {
-        if i < F::LANES {
-            scalar::signed_digits::<W, N>(scalar(&chunk[i.min(chunk.len() - 1)]))
-        } else {
-            [0; N]
+) -> LaneDigits<N> {
+    let mut out = [[0; MAX_LANES]; N];
+    for lane in 0..F::LANES {
+        let digits = scalar::signed_digits::<W, N>(scalar(&chunk[lane.min(chunk.len() - 1)]));
+        for (row, digit) in out.iter_mut().zip(digits) {
+            row[lane] = digit;
         }
-    })
+    }
+    out
 }
 
-/// Lane i's row |digits[i][at]| of `table(i)`, and the lanes whose digit is negative.
+/// Lane i's row |digit i of window `at`| of `table(i)`, and the lanes whose digit is
+/// negative. A plain loop over one contiguous row of digits: this runs before every
+/// addition, so it is kept to a few scalar instructions per lane.
 #[inline(always)]
 fn entries<'t, F: LaneField, R, const N: usize>(
-    digits: &[[i16; N]; MAX_LANES],
+    digits: &LaneDigits<N>,
     at: usize,
     table: impl Fn(usize) -> &'t [R],
 ) -> ([&'t R; MAX_LANES], u8) {
+    let window = &digits[at];
     let mut negate = 0u8;
-    let rows: [&R; MAX_LANES] = core::array::from_fn(|i| {
-        let d = digits[i][at];
+    let mut rows = [&table(0)[0]; MAX_LANES];
+    for (i, row) in rows.iter_mut().enumerate().take(F::LANES) {
+        let d = window[i];
         negate |= u8::from(d < 0) << i;
-        &table(i)[d.unsigned_abs() as usize]
-    });
+        *row = &table(i)[d.unsigned_abs() as usize];
+    }
     (rows, negate)
 }
 
@@ -826,28 +832,29 @@ fn sum_chunk<F: LaneField>(
 fn signed_lane_digits<F: LaneField>(
     chunk: &[HalfJob],
     scalar: impl Fn(&HalfJob) -> (&[u8; 32], bool),
-) -> [[i16; 64]; MAX_LANES] {
-    core::array::from_fn(|i| {
-        if i >= F::LANES {
-            return [0; 64];
+) -> LaneDigits<64> {
+    let mut out = [[0; MAX_LANES]; 64];
+    for lane in 0..F::LANES {
+        let (magnitude, negative) = scalar(&chunk[lane.min(chunk.len() - 1)]);
+        let digits = scalar::signed_digits::<4, 64>(magnitude);
+        for (row, digit) in out.iter_mut().zip(digits) {
+            row[lane] = if negative { -digit } else { digit };
         }
-        let (magnitude, negative) = scalar(&chunk[i.min(chunk.len() - 1)]);
-        let mut digits = scalar::signed_digits::<4, 64>(magnitude);
-        if negative {
-            digits.iter_mut().for_each(|d| *d = -*d);
-        }
-        digits
-    })
+    }
+    out
 }
 
-/// Windows the loop needs for these digits: one past the highest nonzero digit, and
-/// at least 32 (e's digits fill windows 0..32).
+/// Windows the loop needs for these digits: one past the highest window with a
+/// nonzero digit, and at least 32 (e's digits fill windows 0..32).
 #[inline(always)]
-fn windows_needed(digits: &[&[[i16; 64]; MAX_LANES]]) -> usize {
+fn windows_needed(digits: &[&LaneDigits<64>]) -> usize {
     let top = digits
         .iter()
-        .flat_map(|lanes| lanes.iter())
-        .map(|d| d.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1))
+        .map(|d| {
+            d.iter()
+                .rposition(|row| row.iter().any(|&x| x != 0))
+                .map_or(0, |i| i + 1)
+        })
         .max()
         .unwrap_or(0);
     top.max(32)

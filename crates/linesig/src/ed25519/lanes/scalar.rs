@@ -1,26 +1,58 @@
 //! Scalars as signed fixed-width digits: every lane runs the same window schedule (no
 //! sparse NAF, whose data-dependent gaps would leave lanes idle).
 
-/// Digits d_0..d_{N−1} in radix 2^W (W ≤ 8, so a digit spans at most two bytes; N·W ≥
-/// 255) with x = Σ d_i·2^(W·i), d_i ∈ [−2^(W−1), 2^(W−1)) for i < N − 1 and the top
-/// digit in [−2^(W−1), 2^(W−1)]; needs x < 2^253 when N·W = 255 (true of every scalar
-/// below L), else x < 2^255.
+use super::super::field::MAX_LANES;
+
+/// Each lane's digits, window-major: row j holds digit j of every lane, so the loop
+/// reads one window's digits as one short row.
+pub(crate) type LaneDigits<const N: usize> = [[i16; MAX_LANES]; N];
+
+/// Digits d_0..d_{N−1} in radix 2^W (W ≤ 8, N·W ≥ 255) with x = Σ d_i·2^(W·i),
+/// d_i ∈ [−2^(W−1), 2^(W−1)) for i < N − 1 and the top digit in [0, 2^(W−1)]; needs
+/// x < 2^253 when N·W = 255 (true of every scalar below L), else x < 2^255.
+///
+/// Without a carry chain: with h = 2^(W−1) and K = Σ_(i<N−1) h·2^(W·i), the digits y_i
+/// of y = x + K are in [0, 2^W), and x = y − K = Σ_(i<N−1) (y_i − h)·2^(W·i) + y_top·
+/// 2^(W·(N−1)); one 256-bit addition does every carry of the recoding. The top digit is
+/// x's top bits plus at most one carry, hence within the bounds above.
 pub(crate) fn signed_digits<const W: u32, const N: usize>(x: &[u8; 32]) -> [i16; N] {
     debug_assert!(W <= 8 && W as usize * N >= 255);
-    let mask = (1u16 << W) - 1;
-    let mut d = [0i16; N];
-    for (i, digit) in d.iter_mut().enumerate() {
-        let bit = i * W as usize;
-        let pair = u16::from(x[bit / 8]) | x.get(bit / 8 + 1).map_or(0, |&b| u16::from(b) << 8);
-        *digit = ((pair >> (bit % 8)) & mask) as i16;
-    }
     let half = 1i16 << (W - 1);
+    let y = add_halves::<W, N>(x);
+    let mask = (1u64 << W) - 1;
+    core::array::from_fn(|i| {
+        let bit = i * W as usize;
+        let (word, shift) = (bit / 64, bit % 64);
+        let mut v = y[word] >> shift;
+        if shift + W as usize > 64 && word + 1 < 4 {
+            v |= y[word + 1] << (64 - shift);
+        }
+        if i < N - 1 {
+            (v & mask) as i16 - half
+        } else {
+            v as i16
+        }
+    })
+}
+
+/// x + K (see `signed_digits`) in four little-endian words: K < 2^(W·(N−1)) ≤ 2^252
+/// and x < 2^255, so the sum stays below 2^256.
+fn add_halves<const W: u32, const N: usize>(x: &[u8; 32]) -> [u64; 4] {
+    let mut k = [0u64; 4];
     for i in 0..N - 1 {
-        let carry = (d[i] + half) >> W;
-        d[i] -= carry << W;
-        d[i + 1] += carry;
+        let bit = i * W as usize + W as usize - 1;
+        k[bit / 64] |= 1 << (bit % 64);
     }
-    d
+    let mut y = [0u64; 4];
+    let mut carry = 0u64;
+    for ((y, k), x) in y.iter_mut().zip(k).zip(x.chunks_exact(8)) {
+        let x = u64::from_le_bytes(core::array::from_fn(|b| x[b]));
+        let (sum, c1) = x.overflowing_add(k);
+        let (sum, c2) = sum.overflowing_add(carry);
+        *y = sum;
+        carry = u64::from(c1 | c2);
+    }
+    y
 }
 
 #[cfg(test)]
