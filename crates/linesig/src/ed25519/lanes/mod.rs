@@ -713,17 +713,24 @@ fn prepare_jobs<W: LaneWords>(
 }
 
 /// Signed radix-2^W digits of `scalar(job)` for each of the backend's lanes (a ragged
-/// chunk repeats its last job), window-major. Lanes past `F::LANES` stay zero rather
-/// than being recoded for nothing.
+/// chunk repeats its last job), window-major.
 #[inline(always)]
 fn lane_digits<F: LaneField, const W: u32, const N: usize, J>(
     chunk: &[J],
     scalar: impl Fn(&J) -> &[u8; 32],
 ) -> LaneDigits<N> {
+    window_major::<F, N>(|lane| {
+        scalar::signed_digits::<W, N>(scalar(&chunk[lane.min(chunk.len() - 1)]))
+    })
+}
+
+/// Lane i's digits `digits(i)` for each of the backend's lanes, one row per window.
+/// Lanes past `F::LANES` stay zero rather than being recoded for nothing.
+#[inline(always)]
+fn window_major<F: LaneField, const N: usize>(digits: impl Fn(usize) -> [i16; N]) -> LaneDigits<N> {
     let mut out = [[0; MAX_LANES]; N];
     for lane in 0..F::LANES {
-        let digits = scalar::signed_digits::<W, N>(scalar(&chunk[lane.min(chunk.len() - 1)]));
-        for (row, digit) in out.iter_mut().zip(digits) {
+        for (row, digit) in out.iter_mut().zip(digits(lane)) {
             row[lane] = digit;
         }
     }
@@ -833,15 +840,15 @@ fn signed_lane_digits<F: LaneField>(
     chunk: &[HalfJob],
     scalar: impl Fn(&HalfJob) -> (&[u8; 32], bool),
 ) -> LaneDigits<64> {
-    let mut out = [[0; MAX_LANES]; 64];
-    for lane in 0..F::LANES {
+    window_major::<F, 64>(|lane| {
         let (magnitude, negative) = scalar(&chunk[lane.min(chunk.len() - 1)]);
         let digits = scalar::signed_digits::<4, 64>(magnitude);
-        for (row, digit) in out.iter_mut().zip(digits) {
-            row[lane] = if negative { -digit } else { digit };
+        if negative {
+            digits.map(|d| -d)
+        } else {
+            digits
         }
-    }
-    out
+    })
 }
 
 /// Windows the loop needs for these digits: one past the highest window with a

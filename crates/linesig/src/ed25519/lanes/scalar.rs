@@ -35,14 +35,23 @@ pub(crate) fn signed_digits<const W: u32, const N: usize>(x: &[u8; 32]) -> [i16;
     })
 }
 
-/// x + K (see `signed_digits`) in four little-endian words: K < 2^(W·(N−1)) ≤ 2^252
-/// and x < 2^255, so the sum stays below 2^256.
-fn add_halves<const W: u32, const N: usize>(x: &[u8; 32]) -> [u64; 4] {
+/// K of `signed_digits`: 2^(W−1) at every digit position below the top, as four
+/// little-endian words (a constant of each W and N).
+const fn halves<const W: u32, const N: usize>() -> [u64; 4] {
     let mut k = [0u64; 4];
-    for i in 0..N - 1 {
+    let mut i = 0;
+    while i < N - 1 {
         let bit = i * W as usize + W as usize - 1;
         k[bit / 64] |= 1 << (bit % 64);
+        i += 1;
     }
+    k
+}
+
+/// x + K in four little-endian words: K < 2^(W·(N−1)) ≤ 2^252 and x < 2^255, so the
+/// sum stays below 2^256.
+fn add_halves<const W: u32, const N: usize>(x: &[u8; 32]) -> [u64; 4] {
+    let k = const { halves::<W, N>() };
     let mut y = [0u64; 4];
     let mut carry = 0u64;
     for ((y, k), x) in y.iter_mut().zip(k).zip(x.chunks_exact(8)) {
