@@ -159,8 +159,13 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
 
     // Admitted keys: decode `LANES` at a time, tabulate those that pass.
     for chunk in to_build.chunks(F::LANES) {
-        let [keys] = decode_keys::<F, 1>(rules, &c, entries, chunk);
-        let keep = keys.keep;
+        let [keys] = decode_keys::<F, 1>(&c, entries, chunk);
+        let small = if rules.reject_small_order {
+            keys.minus_a.small_order_mask()
+        } else {
+            0
+        };
+        let keep = keys.live & !small;
         let mut built = build(&c, &keys.minus_a, KEY_WINDOW, KEY_POSITIONS, keep).into_iter();
         for (lane, range) in chunk.iter().enumerate() {
             if keep >> lane & 1 == 0 {

@@ -7,12 +7,12 @@
 //! 1. Keys and signatures pass the shared byte-level checks (the key's encoding; S < L,
 //!    R's encoding rules), and every k = SHA-512(R ‖ A ‖ M) mod L is hashed `LANES` at a
 //!    time on the multi-buffer hash: none of that needs a decoded key.
-//! 2. Distinct keys are decoded two vectors at a time (their square roots interleave, to
-//!    hide the multiplier's latency), tested for small order, and each gets a table of
-//!    its multiples 0..8 of −A, so a key signing many messages is decoded and tabulated
-//!    once. Right after each pass, the signatures whose tables are now complete run
-//!    `LANES` at a time, while those tables are still in the nearest caches, on the
-//!    backend's [`Plan`] for the policy:
+//! 2. Distinct keys are decoded three vectors at a time (their square roots interleave,
+//!    to hide the multiplier's latency), and each gets a table of its multiples 0..8 of
+//!    −A (whose top entry, [8](−A), tells small order for free), so a key signing many
+//!    messages is decoded and tabulated once. Right after each pass, the signatures
+//!    whose tables are now complete run `LANES` at a time, while those tables are still
+//!    in the nearest caches, on the backend's [`Plan`] for the policy:
 //!    - `FullSize`: [S]B + [k](−A) by Horner over 64 signed radix-16 windows of k (four
 //!      doublings and one addition from the key's table per window) with S in 32 signed
 //!      radix-256 digits added every other window from a static affine table of 0..128·B
@@ -20,7 +20,7 @@
 //!      lane). `Strict` then compresses the sums (one inversion shared by the whole
 //!      unit) and compares bytes with R; the cofactored policies decode R (two vectors
 //!      interleaved) and test [8]([S]B − [k]A − R) = O.
-//!    - `HalfSize` (`half_size`): R decoded first (two chunks' square roots
+//!    - `HalfSize` (`half_size`): R decoded first (three chunks' square roots
 //!      interleaved) and tabulated like a key, then [d]R + [c]A + [e]B over ~33
 //!      windows, e's radix-256 digits split between tables of B and [2^128]B; the sum
 //!      must be O (`Strict`) or of small order (the cofactored policies).
@@ -127,10 +127,27 @@ fn build_tables<F: LaneField>(
     keep: u8,
     out: &mut Vec<Table<F>>,
 ) {
+    store_tables(&multiples(c, p, 9), keep, out);
+}
+
+/// Lanes where the table's top entry, [8]p in cached form, is the identity: p has small
+/// order. The identity (0 : Z : Z) is cached as (Z, Z, 2Z, 0), so X = 0 shows as
+/// Y + X = Y − X and then Y = Z as 2(Y + X) = 2Z (three doublings of p, the test
+/// otherwise, cost ~9 % of a key's decoding and table on Zen 5 IFMA).
+#[inline(always)]
+fn eighth_multiple_is_identity<F: LaneField>(multiples: &[Cached<F>]) -> u8 {
+    let m = &multiples[8];
+    let x_zero = m.y_plus_x.sub(&m.y_minus_x).zero_mask();
+    x_zero & m.y_plus_x.add(&m.y_plus_x).sub(&m.z2).zero_mask()
+}
+
+/// Push the rows of `multiples` for each lane in `keep` (in lane order) as tables.
+#[inline(always)]
+fn store_tables<F: LaneField>(multiples: &[Cached<F>], keep: u8, out: &mut Vec<Table<F>>) {
     let first = out.len();
     let lanes: Vec<usize> = (0..F::LANES).filter(|l| keep >> l & 1 == 1).collect();
     out.resize_with(first + lanes.len(), Default::default);
-    for (j, m) in multiples(c, p, 9).iter().enumerate() {
+    for (j, m) in multiples.iter().enumerate() {
         for (k, coordinate) in [m.y_plus_x, m.y_minus_x, m.z2, m.t2d].iter().enumerate() {
             let rows = coordinate.to_lane_limbs();
             for (table, &lane) in out[first..].iter_mut().zip(&lanes) {
@@ -274,7 +291,7 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
                 rules,
                 c: &c,
                 lanes,
-                r_tables: Vec::with_capacity(2 * F::LANES),
+                r_tables: Vec::with_capacity(R_CHUNKS * F::LANES),
             };
             with_key_tables(
                 rules,
@@ -282,7 +299,7 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
                 entries,
                 &to_decode,
                 jobs,
-                2 * lanes,
+                R_CHUNKS * lanes,
                 out,
                 clock,
                 &mut run,
@@ -326,7 +343,11 @@ impl<F: LaneField, S: LadderSteps<F>> RunReady<F, Job> for FullSizeChunks<'_, S,
     }
 }
 
-/// The half-size plan: up to two chunks at a time, verdicts at once.
+/// How many chunks the half-size plan takes at a time: their R's square roots
+/// interleave (three-way costs ~0.85× two-way per root on Zen 5 IFMA; four spill).
+const R_CHUNKS: usize = 3;
+
+/// The half-size plan: up to `R_CHUNKS` chunks at a time, verdicts at once.
 struct HalfSizeChunks<'t, 'c, S, F: LaneField> {
     ladder: Ladder<'t, S, BaseTables<F>>,
     rules: Rules,
@@ -344,11 +365,12 @@ impl<F: LaneField, S: LadderSteps<F>> RunReady<F, HalfJob> for HalfSizeChunks<'_
         out: &mut [Verdict],
         clock: &mut impl StageClock,
     ) {
-        let (first, second) = ready.split_at(ready.len().min(self.lanes));
-        if second.is_empty() {
-            self.verify::<1>(tables, [first], out, clock);
-        } else {
-            self.verify::<2>(tables, [first, second], out, clock);
+        let mut chunks = ready.chunks(self.lanes);
+        match (chunks.next(), chunks.next(), chunks.next()) {
+            (Some(a), None, _) => self.verify::<1>(tables, [a], out, clock),
+            (Some(a), Some(b), None) => self.verify::<2>(tables, [a, b], out, clock),
+            (Some(a), Some(b), Some(c)) => self.verify::<3>(tables, [a, b, c], out, clock),
+            (None, ..) => {}
         }
     }
 }
@@ -399,21 +421,30 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock>(
     let mut table_of = vec![u32::MAX; to_decode.len()];
     let mut ready: Vec<J> = Vec::with_capacity(batch + 2 * F::LANES);
     let mut jobs = jobs.into_iter().peekable();
-    // Two vectors of keys per pass: their square roots interleave.
-    const KEY_VECTORS: usize = 2;
+    // Three vectors of keys per pass: their square roots interleave (on Zen 5 IFMA a
+    // square root costs ~1.7× as much alone as three-way, ~1.2× as much two-way; four
+    // spill).
+    const KEY_VECTORS: usize = 3;
     for (n, chunk) in to_decode.chunks(KEY_VECTORS * F::LANES).enumerate() {
-        let decoded_keys = decode_keys::<F, KEY_VECTORS>(rules, c, entries, chunk);
+        let decoded_keys = decode_keys::<F, KEY_VECTORS>(c, entries, chunk);
         for (v, keys) in decoded_keys.iter().enumerate() {
             let first = v * F::LANES;
             if first >= chunk.len() {
                 break;
             }
-            build_tables(c, &keys.minus_a, keys.keep, &mut tables);
-            let mut next = tables.len() as u32 - keys.keep.count_ones();
+            let multiples = multiples(c, &keys.minus_a, 9);
+            let small = if rules.reject_small_order {
+                eighth_multiple_is_identity(&multiples)
+            } else {
+                0
+            };
+            let keep = keys.live & !small;
+            store_tables(&multiples, keep, &mut tables);
+            let mut next = tables.len() as u32 - keep.count_ones();
             for (lane, range) in chunk[first..].iter().take(F::LANES).enumerate() {
-                if keys.decoded >> lane & 1 == 0 {
+                if keys.live >> lane & 1 == 0 {
                     reject_group(entries, range, Reject::BadPublicKey, out);
-                } else if keys.small >> lane & 1 == 1 {
+                } else if small >> lane & 1 == 1 {
                     reject_group(entries, range, Reject::SmallOrderKey, out);
                 } else {
                     table_of[n * KEY_VECTORS * F::LANES + first + lane] = next;
@@ -619,19 +650,15 @@ impl StageClock for CycleClock {
 struct DecodedKeys<F> {
     /// −A in each lane (garbage where the key did not decode).
     minus_a: Extended<F>,
-    /// Lanes whose key decoded; of those, lanes of small order where the policy rejects
-    /// them; and the lanes that pass both (among the chunk's).
-    decoded: u8,
-    small: u8,
-    keep: u8,
+    /// Lanes whose key decoded, among the chunk's (the caller tests for small order).
+    live: u8,
 }
 
-/// Decode the key of each group in `chunk` (at most `N·F::LANES`) under `rules`, in
-/// `N` vectors whose square roots run interleaved; vector i holds groups
-/// `i·F::LANES..`, and lanes past the chunk's end repeat its last key (never kept).
+/// Decode the key of each group in `chunk` (at most `N·F::LANES`), in `N` vectors whose
+/// square roots run interleaved; vector i holds groups `i·F::LANES..`, and lanes past
+/// the chunk's end repeat its last key (never live).
 #[inline(always)]
 fn decode_keys<F: LaneField, const N: usize>(
-    rules: Rules,
     c: &Constants<F>,
     entries: &[UnitEntry<'_>],
     chunk: &[Range<usize>],
@@ -642,18 +669,10 @@ fn decode_keys<F: LaneField, const N: usize>(
     let decoded_vectors = decompress_many::<F, N>(c, &encodings);
     core::array::from_fn(|v| {
         let (a, decoded) = decoded_vectors[v];
-        let small = if rules.reject_small_order {
-            a.small_order_mask()
-        } else {
-            0
-        };
         let in_chunk = chunk.len().saturating_sub(v * F::LANES).min(F::LANES);
-        let live = ((1u16 << in_chunk) - 1) as u8;
         DecodedKeys {
             minus_a: a.neg(),
-            decoded,
-            small,
-            keep: live & decoded & !small,
+            live: ((1u16 << in_chunk) - 1) as u8 & decoded,
         }
     })
 }
