@@ -7,8 +7,10 @@
 //!   messages; this module does the arithmetic on `linesig_paillier` (GMP) and runs array
 //!   calls on all cores with the GIL released. Integers cross the boundary as Python ints
 //!   (num-bigint conversion) and are held as `rug::Integer`s inside.
+//! - leanSig aggregation (`leansig`): `linesig.leansig.aggregate` / `verify_aggregate`.
 
 mod engine;
+mod leansig;
 
 use std::sync::{Arc, Mutex};
 
@@ -279,6 +281,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(invert, m)?)?;
     m.add_function(wrap_pyfunction!(mulmod, m)?)?;
     m.add_class::<engine::Engine>()?;
+    leansig::register(m)?;
     m.add_function(wrap_pyfunction!(engine::reason_names, m)?)?;
     m.add_class::<PublicKey>()?;
     m.add_class::<PrivateKey>()?;

@@ -5,11 +5,13 @@
   per item.
 - ``linesig.paillier``: a drop-in replacement for python-paillier's ``phe.paillier``
   (``from linesig import paillier``), with array calls that run on all cores.
+- ``linesig.leansig``: leanSig devnet-4 aggregation, one STARK proof for many
+  signatures (``aggregate``, ``verify_aggregate``).
 """
 
-from . import _native, paillier
+from . import _native, leansig, paillier
 from .engine import REASONS, Engine
 
 __version__: str = _native.__version__
 
-__all__ = ["Engine", "REASONS", "paillier", "__version__"]
+__all__ = ["Engine", "REASONS", "leansig", "paillier", "__version__"]
