@@ -130,17 +130,6 @@ fn build_tables<F: LaneField>(
     store_tables(&multiples(c, p, 9), keep, out);
 }
 
-/// Lanes where the table's top entry, [8]p in cached form, is the identity: p has small
-/// order. The identity (0 : Z : Z) is cached as (Z, Z, 2Z, 0), so X = 0 shows as
-/// Y + X = Y − X and then Y = Z as 2(Y + X) = 2Z (three doublings of p, the test
-/// otherwise, cost ~9 % of a key's decoding and table on Zen 5 IFMA).
-#[inline(always)]
-fn eighth_multiple_is_identity<F: LaneField>(multiples: &[Cached<F>]) -> u8 {
-    let m = &multiples[8];
-    let x_zero = m.y_plus_x.sub(&m.y_minus_x).zero_mask();
-    x_zero & m.y_plus_x.add(&m.y_plus_x).sub(&m.z2).zero_mask()
-}
-
 /// Push the rows of `multiples` for each lane in `keep` (in lane order) as tables.
 #[inline(always)]
 fn store_tables<F: LaneField>(multiples: &[Cached<F>], keep: u8, out: &mut Vec<Table<F>>) {
@@ -433,8 +422,11 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock>(
                 break;
             }
             let multiples = multiples(c, &keys.minus_a, 9);
+            // Small order: the table's top entry, [8](−A), is the identity (three
+            // doublings of −A, the test otherwise, cost ~9 % of a key's decoding and
+            // table on Zen 5 IFMA).
             let small = if rules.reject_small_order {
-                eighth_multiple_is_identity(&multiples)
+                multiples[8].identity_mask()
             } else {
                 0
             };

@@ -259,6 +259,14 @@ impl<F: LaneField> Cached<F> {
             t2d: F::zero(),
         }
     }
+
+    /// Lanes holding the identity, cached as (Z, Z, 2Z, 0): X = 0 shows as
+    /// Y + X = Y − X, and then Y = Z as 2(Y + X) = 2Z.
+    #[inline(always)]
+    pub fn identity_mask(&self) -> u8 {
+        let x_zero = self.y_plus_x.sub(&self.y_minus_x).zero_mask();
+        x_zero & self.y_plus_x.add(&self.y_plus_x).sub(&self.z2).zero_mask()
+    }
 }
 
 impl<F: LaneField> Addend<F> for Cached<F> {
