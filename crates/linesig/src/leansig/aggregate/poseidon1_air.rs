@@ -69,14 +69,38 @@ struct AffineForm {
 }
 
 impl AffineForm {
+    /// The form with its trailing zero coefficients dropped (an S-box input reads no
+    /// cube committed after it), so [`apply`](Self::apply) multiplies only what counts.
+    fn trimmed(mut self) -> Self {
+        while self.coefficients.last() == Some(&KoalaBear::ZERO) {
+            self.coefficients.pop();
+        }
+        self
+    }
+
     /// The form at `vars`: field elements (filling the trace) or the constraint
     /// builder's expressions (one code path, so the two cannot drift apart).
+    ///
+    /// Eight terms at a time through `dot_product`, which KoalaBear and its packings
+    /// reduce once per call instead of once per product: the quotient's evaluation of
+    /// these forms on every LDE point is most of what proving costs.
     fn apply<E: Algebra<KoalaBear>>(&self, vars: &[E]) -> E {
+        const CHUNK: usize = 8;
         let mut sum = E::from(self.constant);
-        for (&c, v) in self.coefficients.iter().zip(vars) {
-            if c != KoalaBear::ZERO {
-                sum += v.clone() * c;
-            }
+        let vars = &vars[..self.coefficients.len()];
+        let mut coefficient_chunks = self.coefficients.chunks_exact(CHUNK);
+        let mut var_chunks = vars.chunks_exact(CHUNK);
+        for (c, v) in (&mut coefficient_chunks).zip(&mut var_chunks) {
+            let v: &[E; CHUNK] = v.try_into().expect("chunks_exact yields CHUNK");
+            let c: [E; CHUNK] = core::array::from_fn(|i| E::from(c[i]));
+            sum += E::dot_product(v, &c);
+        }
+        for (&c, v) in coefficient_chunks
+            .remainder()
+            .iter()
+            .zip(var_chunks.remainder())
+        {
+            sum += v.clone() * c;
         }
         sum
     }
@@ -137,7 +161,7 @@ impl<const W: usize> Poseidon1Air<W> {
             for (form, &c) in state.iter_mut().zip(constants) {
                 form.constant += c;
             }
-            sbox_inputs.push(state[0].clone());
+            sbox_inputs.push(state[0].clone().trimmed());
             state[0] = unit(W + r);
             state = (0..W)
                 .map(|i| {
@@ -155,12 +179,13 @@ impl<const W: usize> Poseidon1Air<W> {
                 })
                 .collect();
         }
+        let after_partial = state.into_iter().map(AffineForm::trimmed).collect();
         Poseidon1Air {
             partial_rounds,
             round_constants: round_constants.to_vec(),
             mds,
             sbox_inputs,
-            after_partial: state,
+            after_partial,
         }
     }
 
@@ -288,22 +313,17 @@ impl<const W: usize> Poseidon1Air<W> {
     }
 
     /// MDS · (state + round constants)^3, on field elements (filling the trace) or on
-    /// the constraint builder's expressions.
+    /// the constraint builder's expressions. Each output is one `dot_product` (one
+    /// reduction per row of the matrix on KoalaBear and its packings, not W).
     fn full_round<E: Algebra<KoalaBear>>(&self, round: usize, state: Vec<E>) -> Vec<E> {
-        let cubed: Vec<E> = state
-            .into_iter()
-            .zip(&self.round_constants[round])
-            .map(|(x, &c)| (x + c).cube())
-            .collect();
+        let constants = &self.round_constants[round];
+        let mut state = state.into_iter();
+        let cubed: [E; W] = core::array::from_fn(|i| {
+            (state.next().expect("a state of W elements") + constants[i]).cube()
+        });
         self.mds
             .iter()
-            .map(|row| {
-                let mut sum = E::ZERO;
-                for (x, &m) in cubed.iter().zip(row) {
-                    sum += x.clone() * m;
-                }
-                sum
-            })
+            .map(|row| E::dot_product(&cubed, &row.map(E::from)))
             .collect()
     }
 }
