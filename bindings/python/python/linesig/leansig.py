@@ -6,7 +6,7 @@ returns only if the proof holds for exactly that list of (public key, message, e
 in that order, and raises ``InvalidAggregate`` with the reason otherwise. Columns are
 lists of ``bytes`` as ``Engine.verify`` takes them; epochs are integers.
 
-The proof format is linesig's own (``LSAG``, version 2; Plonky3 STARK over KoalaBear,
+The proof format is linesig's own (``LSAG``, version 3; Plonky3 STARK over KoalaBear,
 BLAKE3 commitments, 100 conjectured bits), not leanMultisig's. A proof covers at most
 4,096 signatures.
 """

@@ -7,12 +7,18 @@
 //! Plonky3's `KOALABEAR_POSEIDON1_RC_{16,24}` and `MATRIX_CIRC_MDS_{16,24}_COL`, the ones
 //! leanSig c08a3ba hashes with (`super::super::poseidon`).
 //!
-//! Columns, `W + 4·W + RP` (16: 100; 24: 143):
+//! Columns, `W + 3·W + RP + K` for a block that keeps K of the W output elements
+//! (16 keeping all: 100; 24: 143):
 //! - the input state;
 //! - the state after the second and after the fourth full round;
 //! - the cube of element 0 in each partial round;
-//! - the state after the sixth and after the eighth full round (the last W columns:
-//!   the output).
+//! - the state after the sixth full round, and the first K elements after the eighth
+//!   (the last K columns: the output).
+//!
+//! A block keeps only the outputs its statement reads (a chain step reads 8 of 16, a
+//! tree node 8 of 24): the others would be columns that nothing constrains them to
+//! feed, committed and opened for nothing. The last round then computes only the K
+//! rows of the MDS product it commits.
 //!
 //! Full rounds are committed in pairs: a round has degree 3, two have degree 9, and the
 //! proof system's blowup of 8 (`super::stark::LOG_BLOWUP`) leaves room for a quotient of
@@ -50,14 +56,15 @@ const HALF_COMMITS: usize = HALF_FULL / FUSED;
 /// The constraints' degree: a pair of cubing rounds.
 pub const CONSTRAINT_DEGREE: usize = 9;
 
-/// Columns of a block's rounds at width `w` with `partial_rounds` partial rounds.
-pub const fn round_columns(w: usize, partial_rounds: usize) -> usize {
-    2 * HALF_COMMITS * w + partial_rounds
+/// Columns of a block's rounds at width `w` with `partial_rounds` partial rounds,
+/// keeping `kept` output elements.
+pub const fn round_columns(w: usize, partial_rounds: usize, kept: usize) -> usize {
+    round_output_offset(w, partial_rounds) + kept
 }
 
-/// Where the output state starts among a block's round columns.
+/// Where the output starts among a block's round columns.
 pub const fn round_output_offset(w: usize, partial_rounds: usize) -> usize {
-    round_columns(w, partial_rounds) - w
+    (2 * HALF_COMMITS - 1) * w + partial_rounds
 }
 
 /// An affine form Σ coefficients[i]·v_i + constant over a permutation block's
@@ -110,6 +117,8 @@ impl AffineForm {
 #[derive(Clone, Debug)]
 pub struct Poseidon1Air<const W: usize> {
     partial_rounds: usize,
+    /// Output elements committed (the first ones); 1..=W.
+    kept: usize,
     /// Round constants, one row per round (full, partial, full).
     round_constants: Vec<[KoalaBear; W]>,
     /// The MDS matrix, dense: mds[i][j] = column[(i − j) mod W].
@@ -120,19 +129,22 @@ pub struct Poseidon1Air<const W: usize> {
     after_partial: Vec<AffineForm>,
 }
 
-/// Width 16: the chain steps.
-pub fn poseidon1_16() -> Poseidon1Air<16> {
+/// Width 16 (the chain steps), keeping the first `kept` output elements.
+pub fn poseidon1_16(kept: usize) -> Poseidon1Air<16> {
     Poseidon1Air::new(
         KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16,
+        kept,
         MDSKoalaBearData::MATRIX_CIRC_MDS_16_COL,
         &KOALABEAR_POSEIDON1_RC_16,
     )
 }
 
-/// Width 24: the message hash, the leaf sponge and the tree nodes.
-pub fn poseidon1_24() -> Poseidon1Air<24> {
+/// Width 24 (the message hash, the leaf sponge and the tree nodes), keeping the first
+/// `kept` output elements.
+pub fn poseidon1_24(kept: usize) -> Poseidon1Air<24> {
     Poseidon1Air::new(
         KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24,
+        kept,
         MDSKoalaBearData::MATRIX_CIRC_MDS_24_COL,
         &KOALABEAR_POSEIDON1_RC_24,
     )
@@ -141,10 +153,12 @@ pub fn poseidon1_24() -> Poseidon1Air<24> {
 impl<const W: usize> Poseidon1Air<W> {
     fn new(
         partial_rounds: usize,
+        kept: usize,
         mds_column: [i64; W],
         round_constants: &[[KoalaBear; W]],
     ) -> Self {
         assert_eq!(round_constants.len(), 2 * HALF_FULL + partial_rounds);
+        assert!((1..=W).contains(&kept), "a block keeps 1..={W} outputs");
         let column = mds_column.map(KoalaBear::from_i64);
         let mds = core::array::from_fn(|i| core::array::from_fn(|j| column[(W + i - j) % W]));
         let vars = W + partial_rounds;
@@ -182,6 +196,7 @@ impl<const W: usize> Poseidon1Air<W> {
         let after_partial = state.into_iter().map(AffineForm::trimmed).collect();
         Poseidon1Air {
             partial_rounds,
+            kept,
             round_constants: round_constants.to_vec(),
             mds,
             sbox_inputs,
@@ -197,7 +212,7 @@ impl<const W: usize> Poseidon1Air<W> {
     /// Columns of the rounds alone: a block whose input state lives elsewhere (other
     /// columns of the row, or public values) and comes in as expressions.
     pub const fn round_columns(&self) -> usize {
-        round_columns(W, self.partial_rounds)
+        round_columns(W, self.partial_rounds, self.kept)
     }
 
     /// Where the output state starts in the block.
@@ -210,10 +225,11 @@ impl<const W: usize> Poseidon1Air<W> {
         round_output_offset(W, self.partial_rounds)
     }
 
-    /// The permutation, computed in the clear (the reference the block is filled from).
+    /// The whole permutation, computed in the clear (the reference a block is filled
+    /// from), all W outputs whatever the block keeps.
     pub fn permute(&self, input: [KoalaBear; W]) -> [KoalaBear; W] {
-        let mut rounds = vec![KoalaBear::ZERO; self.round_columns()];
-        self.fill_rounds(input, &mut rounds);
+        let mut rounds = vec![KoalaBear::ZERO; round_columns(W, self.partial_rounds, W)];
+        self.fill_rounds_keeping(input, &mut rounds, W);
         core::array::from_fn(|i| rounds[self.round_output_offset() + i])
     }
 
@@ -228,7 +244,11 @@ impl<const W: usize> Poseidon1Air<W> {
     /// (`round_columns()` long).
     pub fn fill_rounds(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear]) {
         debug_assert_eq!(rounds.len(), self.round_columns());
-        let state = self.full_half(0, input.to_vec(), |pair, state| {
+        self.fill_rounds_keeping(input, rounds, self.kept);
+    }
+
+    fn fill_rounds_keeping(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear], kept: usize) {
+        let state = self.full_half(0, input.to_vec(), W, |pair, state| {
             rounds[W * pair..W * (pair + 1)].copy_from_slice(&state);
             state
         });
@@ -241,10 +261,15 @@ impl<const W: usize> Poseidon1Air<W> {
         }
         let state: Vec<KoalaBear> = self.after_partial.iter().map(|f| f.apply(&vars)).collect();
         let terminal = &mut rounds[partial_at + self.partial_rounds..];
-        self.full_half(HALF_FULL + self.partial_rounds, state, |pair, state| {
-            terminal[W * pair..W * (pair + 1)].copy_from_slice(&state);
-            state
-        });
+        self.full_half(
+            HALF_FULL + self.partial_rounds,
+            state,
+            kept,
+            |pair, state| {
+                terminal[W * pair..W * pair + state.len()].copy_from_slice(&state);
+                state
+            },
+        );
     }
 
     /// Constrain `block` (`columns()` variables of the current row) to be one
@@ -268,7 +293,7 @@ impl<const W: usize> Poseidon1Air<W> {
         let vars = |range: core::ops::Range<usize>| -> Vec<AB::Expr> {
             rounds[range].iter().map(|&v| v.into()).collect()
         };
-        self.full_half(0, input, |pair, state| {
+        self.full_half(0, input, W, |pair, state| {
             let at = W * pair;
             assert_block(builder, state, &rounds[at..at + W]);
             vars(at..at + W)
@@ -286,25 +311,34 @@ impl<const W: usize> Poseidon1Air<W> {
             .iter()
             .map(|f| f.apply(&partial))
             .collect();
-        self.full_half(HALF_FULL + self.partial_rounds, state, |pair, state| {
-            let at = terminal_at + W * pair;
-            assert_block(builder, state, &rounds[at..at + W]);
-            vars(at..at + W)
-        });
+        self.full_half(
+            HALF_FULL + self.partial_rounds,
+            state,
+            self.kept,
+            |pair, state| {
+                let at = terminal_at + W * pair;
+                let len = state.len();
+                assert_block(builder, state, &rounds[at..at + len]);
+                vars(at..at + len)
+            },
+        );
     }
 
     /// The four full rounds of one half from `first_round`, handing the state after
     /// each pair to `commit` (with the pair's index in the half) and going on from what
     /// it returns: the same values when filling the trace, the committed columns when
-    /// constraining (so no expression grows past two rounds, degree 9).
+    /// constraining (so no expression grows past two rounds, degree 9). The half's last
+    /// round computes only the first `last_outputs` elements.
     fn full_half<E: Algebra<KoalaBear>>(
         &self,
         first_round: usize,
         mut state: Vec<E>,
+        last_outputs: usize,
         mut commit: impl FnMut(usize, Vec<E>) -> Vec<E>,
     ) -> Vec<E> {
         for k in 0..HALF_FULL {
-            state = self.full_round(first_round + k, state);
+            let outputs = if k + 1 == HALF_FULL { last_outputs } else { W };
+            state = self.full_round(first_round + k, state, outputs);
             if (k + 1) % FUSED == 0 {
                 state = commit(k / FUSED, state);
             }
@@ -312,16 +346,22 @@ impl<const W: usize> Poseidon1Air<W> {
         state
     }
 
-    /// MDS · (state + round constants)^3, on field elements (filling the trace) or on
-    /// the constraint builder's expressions. Each output is one `dot_product` (one
-    /// reduction per row of the matrix on KoalaBear and its packings, not W).
-    fn full_round<E: Algebra<KoalaBear>>(&self, round: usize, state: Vec<E>) -> Vec<E> {
+    /// The first `outputs` elements of MDS · (state + round constants)^3, on field
+    /// elements (filling the trace) or on the constraint builder's expressions. Each
+    /// output is one `dot_product` (one reduction per row of the matrix on KoalaBear and
+    /// its packings, not W).
+    fn full_round<E: Algebra<KoalaBear>>(
+        &self,
+        round: usize,
+        state: Vec<E>,
+        outputs: usize,
+    ) -> Vec<E> {
         let constants = &self.round_constants[round];
         let mut state = state.into_iter();
         let cubed: [E; W] = core::array::from_fn(|i| {
             (state.next().expect("a state of W elements") + constants[i]).cube()
         });
-        self.mds
+        self.mds[..outputs]
             .iter()
             .map(|row| E::dot_product(&cubed, &row.map(E::from)))
             .collect()

@@ -102,7 +102,7 @@ const DOMAIN_SEPARATOR: &[u8] = b"linesig leansig-devnet4 aggregate";
 pub const MAGIC: [u8; 4] = *b"LSAG";
 /// The byte format's version: bumped with any change to the format, the parameters
 /// or the statement.
-pub const FORMAT_VERSION: u8 = 2;
+pub const FORMAT_VERSION: u8 = 3;
 
 /// The configuration: deterministic (BLAKE3 has no keys, the transcript a fixed start).
 pub fn config() -> Config {

@@ -76,9 +76,17 @@ const FREE_BITS: usize = 6;
 /// Offsets into the 24 elements of the last three chain ends a sponge block can start at.
 const WINDOW_OFFSETS: usize = 10;
 
-const ROUNDS16: usize = round_columns(16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16);
+/// Output elements each block keeps: a chain step reads its first 8 (the
+/// feed-forward), lane A the sponge's 9 capacity and 8 leaf elements (and a tree node's
+/// first 8), lane B a tree node's 8 (and the message hash's first 6).
+const KEPT16: usize = HASH;
+const KEPT_A: usize = CAPACITY + HASH;
+const KEPT_B: usize = HASH;
+const ROUNDS16: usize = round_columns(16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16, KEPT16);
 const OUT16: usize = round_output_offset(16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16);
-const BLOCK24: usize = 24 + round_columns(24, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24);
+const BLOCK_A: usize = 24 + round_columns(24, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24, KEPT_A);
+const BLOCK_B: usize = 24 + round_columns(24, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24, KEPT_B);
+/// Where the output starts in either lane.
 const OUT24: usize = 24 + round_output_offset(24, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24);
 
 /// Main columns. A chain slot: its flag, its rounds, the value after it.
@@ -98,8 +106,8 @@ const END: usize = value(STEPS);
 const END1: usize = slot(STEPS);
 const END2: usize = END1 + HASH;
 const LANE_A: usize = END2 + HASH;
-const LANE_B: usize = LANE_A + BLOCK24;
-const REMAINING: usize = LANE_B + BLOCK24;
+const LANE_B: usize = LANE_A + BLOCK_A;
+const REMAINING: usize = LANE_B + BLOCK_B;
 const DIGIT_SUM: usize = REMAINING + ELEMENTS;
 const SPONGE_CAPACITY: usize = DIGIT_SUM + 1;
 const NODE: usize = SPONGE_CAPACITY + CAPACITY;
@@ -196,7 +204,9 @@ pub fn message_tweak(epoch: u32) -> [F; 2] {
 /// capacity, and the preprocessed columns built from the list.
 pub struct AggregateAir {
     p16: Poseidon1Air<16>,
-    p24: Poseidon1Air<24>,
+    /// The width-24 blocks of lanes A and B (they keep different outputs).
+    p24_a: Poseidon1Air<24>,
+    p24_b: Poseidon1Air<24>,
     capacity: [F; CAPACITY],
     preprocessed: RowMajorMatrix<F>,
 }
@@ -205,15 +215,18 @@ impl AggregateAir {
     /// `capacity`: the devnet-4 sponge's starting capacity, canonical.
     pub fn new(claims: &[Claim], capacity: [F; CAPACITY]) -> Self {
         let air = AggregateAir {
-            p16: poseidon1_16(),
-            p24: poseidon1_24(),
+            p16: poseidon1_16(KEPT16),
+            p24_a: poseidon1_24(KEPT_A),
+            p24_b: poseidon1_24(KEPT_B),
             capacity,
             preprocessed: preprocessed_trace(claims),
         };
         debug_assert_eq!(air.p16.round_columns(), ROUNDS16);
         debug_assert_eq!(air.p16.round_output_offset(), OUT16);
-        debug_assert_eq!(air.p24.columns(), BLOCK24);
-        debug_assert_eq!(air.p24.output_offset(), OUT24);
+        debug_assert_eq!(air.p24_a.columns(), BLOCK_A);
+        debug_assert_eq!(air.p24_b.columns(), BLOCK_B);
+        debug_assert_eq!(air.p24_a.output_offset(), OUT24);
+        debug_assert_eq!(air.p24_b.output_offset(), OUT24);
         air
     }
 
@@ -254,10 +267,10 @@ impl AggregateAir {
             self.p16
                 .fill_rounds([F::ZERO; 16], &mut row[at..at + ROUNDS16]);
         }
-        self.p24
-            .fill([F::ZERO; 24], &mut row[LANE_A..LANE_A + BLOCK24]);
-        self.p24
-            .fill([F::ZERO; 24], &mut row[LANE_B..LANE_B + BLOCK24]);
+        self.p24_a
+            .fill([F::ZERO; 24], &mut row[LANE_A..LANE_A + BLOCK_A]);
+        self.p24_b
+            .fill([F::ZERO; 24], &mut row[LANE_B..LANE_B + BLOCK_B]);
         row
     }
 
@@ -296,15 +309,16 @@ impl AggregateAir {
     }
 
     fn fill_block(&self, claim: &Claim, witness: &Witness, block: &mut [F]) {
-        let zero24 = {
-            let mut lane = F::zero_vec(BLOCK24);
-            self.p24.fill([F::ZERO; 24], &mut lane);
-            lane
+        let zero_lanes = {
+            let mut lanes = F::zero_vec(BLOCK_A + BLOCK_B);
+            let (a, b) = lanes.split_at_mut(BLOCK_A);
+            self.p24_a.fill([F::ZERO; 24], a);
+            self.p24_b.fill([F::ZERO; 24], b);
+            lanes
         };
         let mut rows: Vec<&mut [F]> = block.chunks_mut(MAIN_WIDTH).collect();
         for row in rows.iter_mut() {
-            row[LANE_A..LANE_A + BLOCK24].copy_from_slice(&zero24);
-            row[LANE_B..LANE_B + BLOCK24].copy_from_slice(&zero24);
+            row[LANE_A..LANE_B + BLOCK_B].copy_from_slice(&zero_lanes);
         }
         let out = |lane: &[F], i: usize| lane[OUT24 + i];
 
@@ -314,7 +328,8 @@ impl AggregateAir {
         input[9..14].copy_from_slice(&claim.parameter);
         input[14..16].copy_from_slice(&message_tweak(claim.epoch));
         input[16..23].copy_from_slice(&witness.rho);
-        self.p24.fill(input, &mut rows[0][LANE_B..LANE_B + BLOCK24]);
+        self.p24_b
+            .fill(input, &mut rows[0][LANE_B..LANE_B + BLOCK_B]);
         let hash: [u32; ELEMENTS] =
             core::array::from_fn(|m| (out(&rows[0][LANE_B..], m) + input[m]).as_canonical_u32());
         let mut digits = Vec::with_capacity(ELEMENTS * Z);
@@ -381,7 +396,7 @@ impl AggregateAir {
                     .collect();
                 input[CAPACITY..].copy_from_slice(&window[o..o + RATE]);
             }
-            self.p24.fill(input, &mut row[LANE_A..LANE_A + BLOCK24]);
+            self.p24_a.fill(input, &mut row[LANE_A..LANE_A + BLOCK_A]);
             capacity = core::array::from_fn(|k| out(&row[LANE_A..], k));
         }
         // The capacity register: the value before each row, changed after sponge rows.
@@ -400,7 +415,10 @@ impl AggregateAir {
         for t in 0..LEVELS / 2 {
             let row = &mut rows[TREE_ROW + t];
             row[NODE..NODE + HASH].copy_from_slice(&node);
-            for (lane, level) in [(LANE_A, 2 * t), (LANE_B, 2 * t + 1)] {
+            for (block, lane, width, level) in [
+                (&self.p24_a, LANE_A, BLOCK_A, 2 * t),
+                (&self.p24_b, LANE_B, BLOCK_B, 2 * t + 1),
+            ] {
                 let position = claim.epoch >> level;
                 let sibling = witness.path[level];
                 let (left, right) = if position & 1 == 0 {
@@ -413,7 +431,7 @@ impl AggregateAir {
                 input[5..7].copy_from_slice(&tree_tweak(level + 1, position >> 1));
                 input[7..15].copy_from_slice(&left);
                 input[15..23].copy_from_slice(&right);
-                self.p24.fill(input, &mut row[lane..lane + BLOCK24]);
+                block.fill(input, &mut row[lane..lane + width]);
                 node = core::array::from_fn(|k| out(&row[lane..], k) + input[k]);
             }
         }
@@ -562,7 +580,7 @@ impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
         // Digits: each element's register loses 127·8^k per unit of its chains' digits,
         // the running sum gains them.
         let message_row = public[P_MESSAGE_ROW];
-        let lane_b = &local[LANE_B..LANE_B + BLOCK24];
+        let lane_b = &local[LANE_B..LANE_B + BLOCK_B];
         for m in 0..ELEMENTS {
             builder.assert_zero(
                 hold * (next[REMAINING + m] - local[REMAINING + m])
@@ -624,9 +642,9 @@ impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
         }
 
         // The leaf sponge on lane A.
-        let lane_a = &local[LANE_A..LANE_A + BLOCK24];
-        self.p24.eval(builder, lane_a);
-        self.p24.eval(builder, lane_b);
+        let lane_a = &local[LANE_A..LANE_A + BLOCK_A];
+        self.p24_a.eval(builder, lane_a);
+        self.p24_b.eval(builder, lane_b);
         let first = public[P_SPONGE_FIRST];
         for (&x, &c) in lane_a.iter().zip(&self.capacity) {
             builder.assert_zero(first * (x - c));
