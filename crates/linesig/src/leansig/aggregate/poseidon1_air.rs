@@ -248,25 +248,26 @@ impl<const W: usize> Poseidon1Air<W> {
     }
 
     fn fill_rounds_keeping(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear], kept: usize) {
-        let state = self.full_half(0, input.to_vec(), W, |pair, state| {
+        let state = self.full_half(0, input, W, |pair, state, _| {
             rounds[W * pair..W * (pair + 1)].copy_from_slice(&state);
             state
         });
         let partial_at = HALF_COMMITS * W;
-        let mut vars = state;
+        let mut vars = Vec::with_capacity(W + self.partial_rounds);
+        vars.extend_from_slice(&state);
         for (r, form) in self.sbox_inputs.iter().enumerate() {
             let cube = form.apply(&vars).cube();
             rounds[partial_at + r] = cube;
             vars.push(cube);
         }
-        let state: Vec<KoalaBear> = self.after_partial.iter().map(|f| f.apply(&vars)).collect();
+        let state = core::array::from_fn(|i| self.after_partial[i].apply(&vars));
         let terminal = &mut rounds[partial_at + self.partial_rounds..];
         self.full_half(
             HALF_FULL + self.partial_rounds,
             state,
             kept,
-            |pair, state| {
-                terminal[W * pair..W * pair + state.len()].copy_from_slice(&state);
+            |pair, state, len| {
+                terminal[W * pair..W * pair + len].copy_from_slice(&state[..len]);
                 state
             },
         );
@@ -275,7 +276,7 @@ impl<const W: usize> Poseidon1Air<W> {
     /// Constrain `block` (`columns()` variables of the current row) to be one
     /// permutation: 4·W + RP constraints, of degree 9 (full-round pairs) and 3 (cubes).
     pub fn eval<AB: AirBuilder<F = KoalaBear>>(&self, builder: &mut AB, block: &[AB::Var]) {
-        let input = block[..W].iter().map(|&v| v.into()).collect();
+        let input = core::array::from_fn(|i| block[i].into());
         self.eval_rounds(builder, input, &block[W..]);
     }
 
@@ -283,92 +284,102 @@ impl<const W: usize> Poseidon1Air<W> {
     /// rounds of one permutation of `input`. The input expressions must have degree 1
     /// (the first pair of rounds raises them to degree 9): columns, or columns plus
     /// constants.
+    ///
+    /// States are fixed arrays and the partial phase's variables one vector: the
+    /// prover calls this for every block at every point of the quotient domain.
     pub fn eval_rounds<AB: AirBuilder<F = KoalaBear>>(
         &self,
         builder: &mut AB,
-        input: Vec<AB::Expr>,
+        input: [AB::Expr; W],
         rounds: &[AB::Var],
     ) {
-        debug_assert_eq!((input.len(), rounds.len()), (W, self.round_columns()));
-        let vars = |range: core::ops::Range<usize>| -> Vec<AB::Expr> {
-            rounds[range].iter().map(|&v| v.into()).collect()
-        };
-        self.full_half(0, input, W, |pair, state| {
+        debug_assert_eq!(rounds.len(), self.round_columns());
+        let column = |at: usize| -> AB::Expr { rounds[at].into() };
+        self.full_half(0, input, W, |pair, state, _| {
             let at = W * pair;
             assert_block(builder, state, &rounds[at..at + W]);
-            vars(at..at + W)
+            core::array::from_fn(|i| column(at + i))
         });
         // Partial-phase variables: the fourth full round's output, then the cubes.
         let partial_at = HALF_COMMITS * W;
-        let partial = vars(partial_at - W..partial_at + self.partial_rounds);
+        let partial: Vec<AB::Expr> = (partial_at - W..partial_at + self.partial_rounds)
+            .map(column)
+            .collect();
         for (r, form) in self.sbox_inputs.iter().enumerate() {
             builder.assert_eq(form.apply(&partial).cube(), partial[W + r].clone());
         }
         // The first terminal round reads the affine state, not committed columns.
         let terminal_at = partial_at + self.partial_rounds;
-        let state: Vec<AB::Expr> = self
-            .after_partial
-            .iter()
-            .map(|f| f.apply(&partial))
-            .collect();
+        let state = core::array::from_fn(|i| self.after_partial[i].apply(&partial));
         self.full_half(
             HALF_FULL + self.partial_rounds,
             state,
             self.kept,
-            |pair, state| {
+            |pair, state, len| {
                 let at = terminal_at + W * pair;
-                let len = state.len();
                 assert_block(builder, state, &rounds[at..at + len]);
-                vars(at..at + len)
+                // Past the last pair nothing reads the state; unkept elements are zero.
+                core::array::from_fn(|i| {
+                    if i < len {
+                        column(at + i)
+                    } else {
+                        AB::Expr::ZERO
+                    }
+                })
             },
         );
     }
 
     /// The four full rounds of one half from `first_round`, handing the state after
-    /// each pair to `commit` (with the pair's index in the half) and going on from what
-    /// it returns: the same values when filling the trace, the committed columns when
-    /// constraining (so no expression grows past two rounds, degree 9). The half's last
-    /// round computes only the first `last_outputs` elements.
+    /// each pair to `commit` (with the pair's index in the half and how many of its
+    /// elements were computed) and going on from what it returns: the same values when
+    /// filling the trace, the committed columns when constraining (so no expression
+    /// grows past two rounds, degree 9). The half's last round computes only the first
+    /// `last_outputs` elements.
     fn full_half<E: Algebra<KoalaBear>>(
         &self,
         first_round: usize,
-        mut state: Vec<E>,
+        mut state: [E; W],
         last_outputs: usize,
-        mut commit: impl FnMut(usize, Vec<E>) -> Vec<E>,
-    ) -> Vec<E> {
+        mut commit: impl FnMut(usize, [E; W], usize) -> [E; W],
+    ) -> [E; W] {
         for k in 0..HALF_FULL {
             let outputs = if k + 1 == HALF_FULL { last_outputs } else { W };
-            state = self.full_round(first_round + k, state, outputs);
+            state = self.full_round(first_round + k, &state, outputs);
             if (k + 1) % FUSED == 0 {
-                state = commit(k / FUSED, state);
+                state = commit(k / FUSED, state, outputs);
             }
         }
         state
     }
 
-    /// The first `outputs` elements of MDS · (state + round constants)^3, on field
-    /// elements (filling the trace) or on the constraint builder's expressions. Each
-    /// output is one `dot_product` (one reduction per row of the matrix on KoalaBear and
-    /// its packings, not W).
+    /// The first `outputs` elements of MDS · (state + round constants)^3 (the rest
+    /// zero), on field elements (filling the trace) or on the constraint builder's
+    /// expressions. Each output is one `dot_product` (one reduction per row of the
+    /// matrix on KoalaBear and its packings, not W).
     fn full_round<E: Algebra<KoalaBear>>(
         &self,
         round: usize,
-        state: Vec<E>,
+        state: &[E; W],
         outputs: usize,
-    ) -> Vec<E> {
+    ) -> [E; W] {
         let constants = &self.round_constants[round];
-        let mut state = state.into_iter();
-        let cubed: [E; W] = core::array::from_fn(|i| {
-            (state.next().expect("a state of W elements") + constants[i]).cube()
-        });
-        self.mds[..outputs]
-            .iter()
-            .map(|row| E::dot_product(&cubed, &row.map(E::from)))
-            .collect()
+        let cubed: [E; W] = core::array::from_fn(|i| (state[i].clone() + constants[i]).cube());
+        core::array::from_fn(|i| {
+            if i < outputs {
+                E::dot_product(&cubed, &self.mds[i].map(E::from))
+            } else {
+                E::ZERO
+            }
+        })
     }
 }
 
-fn assert_block<AB: AirBuilder>(builder: &mut AB, computed: Vec<AB::Expr>, committed: &[AB::Var]) {
+fn assert_block<AB: AirBuilder, const W: usize>(
+    builder: &mut AB,
+    computed: [AB::Expr; W],
+    committed: &[AB::Var],
+) {
     for (x, &v) in computed.into_iter().zip(committed) {
         builder.assert_eq(x, v);
     }

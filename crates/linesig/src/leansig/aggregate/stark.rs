@@ -60,13 +60,20 @@ type ValMmcs = MerkleTreeMmcs<KoalaBear, u8, Blake3Rows, NodeCompress, 2, 32>;
 pub struct Blake3Rows;
 
 impl CryptographicHasher<KoalaBear, [u8; 32]> for Blake3Rows {
+    /// The row's bytes go through one buffer per thread: the Merkle tree hands each row
+    /// over as a chained iterator with no length hint, and a fresh vector would grow
+    /// (reallocate and copy) a dozen times per row, for each of the LDE's rows.
     fn hash_iter<I: IntoIterator<Item = KoalaBear>>(&self, input: I) -> [u8; 32] {
-        let input = input.into_iter();
-        let mut bytes = Vec::with_capacity(4 * input.size_hint().0);
-        for x in input {
-            bytes.extend_from_slice(&x.as_canonical_u32().to_le_bytes());
+        thread_local! {
+            static ROW_BYTES: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
         }
-        blake3::hash(&bytes).into()
+        ROW_BYTES.with_borrow_mut(|bytes| {
+            bytes.clear();
+            for x in input {
+                bytes.extend_from_slice(&x.as_canonical_u32().to_le_bytes());
+            }
+            blake3::hash(bytes).into()
+        })
     }
 }
 /// The extension field challenges are drawn from.

@@ -536,9 +536,10 @@ impl BaseAir<F> for AggregateAir {
 
 impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
     fn eval(&self, builder: &mut AB) {
+        // The main rows are read in place (the window does not borrow the builder); the
+        // preprocessed row is copied, as `preprocessed()` does.
         let main = builder.main();
-        let local: Vec<AB::Var> = main.current_slice().to_vec();
-        let next: Vec<AB::Var> = main.next_slice().to_vec();
+        let (local, next) = (main.current_slice(), main.next_slice());
         let public: Vec<AB::Var> = builder.preprocessed().current_slice().to_vec();
         let expr = |v: AB::Var| -> AB::Expr { v.into() };
         let param: Vec<AB::Expr> = public[P_PARAM..P_PARAM + PARAM]
@@ -553,14 +554,12 @@ impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
         for j in 0..STEPS {
             let at = slot(j);
             let flag = local[at];
-            let mut input: Vec<AB::Expr> = local[value(j)..value(j) + HASH]
-                .iter()
-                .map(|&v| v.into())
-                .collect();
-            input.extend(param.iter().cloned());
-            input.push(expr(public[P_CHAIN_TWEAK + 2 * j]));
-            input.push(expr(public[P_CHAIN_TWEAK + 2 * j + 1]));
-            input.push(AB::Expr::ZERO);
+            let input = core::array::from_fn(|i| match i {
+                0..HASH => expr(local[value(j) + i]),
+                HASH..13 => param[i - HASH].clone(),
+                13 | 14 => expr(public[P_CHAIN_TWEAK + 2 * j + i - 13]),
+                _ => AB::Expr::ZERO,
+            });
             let rounds = &local[at + 1..at + 1 + ROUNDS16];
             self.p16.eval_rounds(builder, input, rounds);
             builder.assert_bool(flag);
