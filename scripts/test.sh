@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 source scripts/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
 cargo test --release --locked --workspace
-# leanSig aggregation, in progress behind linesig's `aggregate` feature (off by default).
+# leanSig aggregation: linesig's `aggregate` feature (off by default in the library; the
+# command line and the Python package turn it on).
 cargo test --release --locked -p linesig --features aggregate --lib leansig::aggregate
 # The Go binding links target/release/liblinesig.a.
 cargo build --release --locked -p linesig-ffi

@@ -22,8 +22,8 @@
 //!
 //! Why blowup 8 and not 2: a proof opens every committed column at every query, so its
 //! size is about queries × width. Blowup 2 needs 84 queries over the 1,639 columns of
-//! one-round-per-commit blocks (0.95–1.4 MB); blowup 8 needs 28 over ~1,000 columns
-//! (188–249 KB, N = 2 … 1,024), for a prover that works over a 4× wider LDE.
+//! one-round-per-commit blocks (0.95–1.4 MB); blowup 8 needs 28 over 920 columns
+//! (177–237 KB, N = 2 … 1,024), for a prover that works over a 4× wider LDE.
 //!
 //! Byte format (linesig's own; not leanMultisig's): `b"LSAG"`, the format version
 //! ([`FORMAT_VERSION`], one byte), the number of signatures the proof covers (u32
@@ -53,7 +53,7 @@ type NodeCompress = CompressionFunctionFromHasher<Blake3, 2, 32>;
 type ValMmcs = MerkleTreeMmcs<KoalaBear, u8, Blake3Rows, NodeCompress, 2, 32>;
 
 /// BLAKE3 of a row: its elements' canonical values as 4 little-endian bytes each,
-/// hashed in one call. A ~1,000-column row is four BLAKE3 chunks, which one call hashes
+/// hashed in one call. A 920-column row is four BLAKE3 chunks, which one call hashes
 /// side by side in SIMD lanes; fed piecewise (`p3_symmetric::SerializingHasher` over
 /// `p3_blake3`, 512 bytes at a time) they are compressed one block after another.
 #[derive(Clone, Copy, Debug, Default)]
@@ -135,7 +135,7 @@ pub fn config() -> Config {
 /// proves with scalar arithmetic, several times slower than one built for the CPU.
 pub fn field_arithmetic() -> String {
     match <<KoalaBear as Field>::Packing as PackedValue>::WIDTH {
-        1 => "scalar (build with RUSTFLAGS=\"-C target-cpu=native\" to prove up to ~3x faster)"
+        1 => "scalar (build with RUSTFLAGS=\"-C target-cpu=native\" to prove up to ~2x faster)"
             .to_string(),
         lanes => format!("SIMD, {lanes} lanes"),
     }
