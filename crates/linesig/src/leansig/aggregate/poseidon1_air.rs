@@ -16,8 +16,8 @@
 //!   (the last K columns: the output).
 //!
 //! A block keeps only the outputs its statement reads (a chain step reads 8 of 16, a
-//! tree node 8 of 24): the others would be columns that nothing constrains them to
-//! feed, committed and opened for nothing. The last round then computes only the K
+//! tree node 8 of 24): the others would be columns nothing reads, committed and opened
+//! for nothing. The last round then computes only the K
 //! rows of the MDS product it commits.
 //!
 //! Full rounds are committed in pairs: a round has degree 3, two have degree 9, and the
@@ -89,8 +89,8 @@ impl AffineForm {
     /// builder's expressions (one code path, so the two cannot drift apart).
     ///
     /// Eight terms at a time through `dot_product`, which KoalaBear and its packings
-    /// reduce once per call instead of once per product: the quotient's evaluation of
-    /// these forms on every LDE point is most of what proving costs.
+    /// reduce once per call instead of once per product: the prover evaluates these
+    /// forms at every point of the quotient domain.
     fn apply<E: Algebra<KoalaBear>>(&self, vars: &[E]) -> E {
         const CHUNK: usize = 8;
         let mut sum = E::from(self.constant);
@@ -247,6 +247,7 @@ impl<const W: usize> Poseidon1Air<W> {
         self.fill_rounds_keeping(input, rounds, self.kept);
     }
 
+    /// [`fill_rounds`](Self::fill_rounds) keeping `kept` outputs (W for [`permute`](Self::permute)).
     fn fill_rounds_keeping(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear], kept: usize) {
         let state = self.full_half(0, input, W, |pair, state, _| {
             rounds[W * pair..W * (pair + 1)].copy_from_slice(&state);
@@ -274,7 +275,8 @@ impl<const W: usize> Poseidon1Air<W> {
     }
 
     /// Constrain `block` (`columns()` variables of the current row) to be one
-    /// permutation: 4·W + RP constraints, of degree 9 (full-round pairs) and 3 (cubes).
+    /// permutation: 3·W + RP + K constraints (K the outputs kept), of degree 9
+    /// (full-round pairs) and 3 (cubes).
     pub fn eval<AB: AirBuilder<F = KoalaBear>>(&self, builder: &mut AB, block: &[AB::Var]) {
         let input = core::array::from_fn(|i| block[i].into());
         self.eval_rounds(builder, input, &block[W..]);

@@ -249,7 +249,7 @@ impl AggregateAir {
             .par_chunks_mut(block_len)
             .enumerate()
             .for_each(|(s, block)| match signers.get(s) {
-                Some((claim, witness)) => self.fill_block(claim, witness, block),
+                Some((claim, witness)) => self.fill_block(claim, witness, &empty, block),
                 None => {
                     for row in block.chunks_mut(MAIN_WIDTH) {
                         row.copy_from_slice(&empty);
@@ -308,17 +308,13 @@ impl AggregateAir {
         v
     }
 
-    fn fill_block(&self, claim: &Claim, witness: &Witness, block: &mut [F]) {
-        let zero_lanes = {
-            let mut lanes = F::zero_vec(BLOCK_A + BLOCK_B);
-            let (a, b) = lanes.split_at_mut(BLOCK_A);
-            self.p24_a.fill([F::ZERO; 24], a);
-            self.p24_b.fill([F::ZERO; 24], b);
-            lanes
-        };
+    /// Fill one signature's block; `empty` is [`Self::empty_row`], whose lanes (the
+    /// permutations of the zero state) stand wherever a row's lane has no hash to do.
+    fn fill_block(&self, claim: &Claim, witness: &Witness, empty: &[F], block: &mut [F]) {
+        let lanes = LANE_A..LANE_B + BLOCK_B;
         let mut rows: Vec<&mut [F]> = block.chunks_mut(MAIN_WIDTH).collect();
         for row in rows.iter_mut() {
-            row[LANE_A..LANE_B + BLOCK_B].copy_from_slice(&zero_lanes);
+            row[lanes.clone()].copy_from_slice(&empty[lanes.clone()]);
         }
         let out = |lane: &[F], i: usize| lane[OUT24 + i];
 
