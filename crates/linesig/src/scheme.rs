@@ -11,6 +11,7 @@ use crate::item::Item;
 use crate::verdict::Verdict;
 use crate::verifier::SchemeVerifier;
 use crate::{leansig, mldsa};
+use std::sync::Mutex;
 
 /// `$body` with `$v` bound to `$scheme`'s parameter value: an Ed25519 [`Policy`], an
 /// ML-DSA [`mldsa::ParameterSet`] or a leanSig [`leansig::Instance`], each a
@@ -149,16 +150,47 @@ impl Backend {
     }
 
     /// The backend an engine for `scheme` uses unless told otherwise on this CPU:
-    /// [`Backend::best_on`] the detected features.
+    /// [`Backend::best_among`] the backends the detected features run.
     pub fn best_for(scheme: Scheme) -> Backend {
-        Backend::best_on(scheme, Isa::detected())
+        Backend::best_among(scheme, Isa::detected())
     }
 
-    /// The fastest backend measured for `scheme` on a CPU with `isa`: the first of the
-    /// scheme's preference list that runs there, else `reference`. The measurements
-    /// behind each list are cited at the scheme's `SchemeVerifier` impl (Ed25519: `ifma`
-    /// only, as `reference` beat `avx2` on the AVX2-only CPU measured; ML-DSA and
-    /// leanSig: the AVX-512 lanes, then `avx2`).
+    /// [`Backend::best_on`] `isa`, where the scheme's preference list has an answer;
+    /// else, for a scheme that times its candidates (Ed25519 without IFMA: `avx2`
+    /// against `reference`), the faster of those `isa` and this CPU both run, measured
+    /// here once per process (a few tens of milliseconds) and kept.
+    pub fn best_among(scheme: Scheme, isa: Isa) -> Backend {
+        let listed = Backend::best_on(scheme, isa);
+        if listed != Backend::Reference {
+            return listed;
+        }
+        let candidates: Vec<Backend> = Backend::ALL
+            .into_iter()
+            .filter(|b| b.runs_on(scheme, isa) && b.is_supported_for(scheme))
+            .collect();
+        if candidates.len() < 2 {
+            return listed;
+        }
+        static MEASURED: Mutex<Vec<(Scheme, Vec<Backend>, Backend)>> = Mutex::new(Vec::new());
+        let mut measured = MEASURED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((.., backend)) = measured
+            .iter()
+            .find(|(s, c, _)| *s == scheme && *c == candidates)
+        {
+            return *backend;
+        }
+        let backend = dispatch!(scheme, v => v.fastest_measured(&candidates)).unwrap_or(listed);
+        measured.push((scheme, candidates, backend));
+        backend
+    }
+
+    /// The fastest backend measured for `scheme` on a CPU with `isa`, from the scheme's
+    /// preference list alone: the first that runs there, else `reference`. The
+    /// measurements behind each list are cited at the scheme's `SchemeVerifier` impl
+    /// (Ed25519: `ifma`, and elsewhere [`Backend::best_among`] times `avx2` against
+    /// `reference`; ML-DSA and leanSig: the AVX-512 lanes, then `avx2`).
     pub fn best_on(scheme: Scheme, isa: Isa) -> Backend {
         fn preference<V: SchemeVerifier>(_: V) -> &'static [Backend] {
             V::PREFERENCE

@@ -29,6 +29,14 @@ pub(crate) trait SchemeVerifier: Copy {
     /// one the CPU runs, else `reference`. The measurements are cited at the impls.
     const PREFERENCE: &'static [Backend];
 
+    /// Where none of `PREFERENCE` runs: the fastest of `candidates` (the other backends
+    /// this CPU runs, `reference` among them) as measured here, for a scheme whose order
+    /// among them differs between CPUs of that class; `None` takes `reference`
+    /// unmeasured. [`Backend::best_for`] asks once per process and keeps the answer.
+    fn fastest_measured(self, _candidates: &[Backend]) -> Option<Backend> {
+        None
+    }
+
     /// The scheme's name as the CLI and JSON reports spell it.
     fn scheme_name(self) -> &'static str;
 

@@ -8,6 +8,7 @@
 //!
 //! k = SHA-512(R ‖ A ‖ M) mod L, over the bytes exactly as received.
 
+mod calibration;
 mod encoding;
 mod field;
 mod half_size;
@@ -220,12 +221,18 @@ impl SchemeVerifier for Policy {
     const AVX2_LANES: usize = 4;
     /// `ifma` where it runs. Measured on an Intel Xeon (Sapphire Rapids class), one core,
     /// distinct keys: 4.25× the ed25519-dalek `verify_strict` loop, where `reference`
-    /// runs at 0.94× it. Otherwise `reference`: curve25519-dalek dispatches its
-    /// double-base scalar multiplication to its own AVX2 code, and on the one AVX2-only CPU
-    /// measured (AMD EPYC Zen 3, before the lane ladder's in-place steps) it beat four
-    /// signatures per vector, 52 µs vs 75 µs per signature. `avx2` stays opt-in until it
-    /// is measured faster on such a CPU.
+    /// runs at 0.94× it. Elsewhere `avx2` and `reference` are timed against each other
+    /// ([`SchemeVerifier::fastest_measured`]): curve25519-dalek dispatches its
+    /// double-base scalar multiplication to its own AVX2 code, and which wins depends on
+    /// the core. On the one AVX2-only CPU measured (AMD EPYC Zen 3, before the lane
+    /// ladder's in-place steps and half-size scalars) `reference` beat four signatures
+    /// per vector, 52 µs vs 75 µs per signature; on AMD Zen 5 (2026-11-25) `avx2` ran
+    /// at 1.72× ed25519-dalek `verify_strict` and `reference` at 1.13×.
     const PREFERENCE: &'static [Backend] = &[Backend::Ifma];
+
+    fn fastest_measured(self, candidates: &[Backend]) -> Option<Backend> {
+        calibration::fastest(self, candidates)
+    }
 
     fn scheme_name(self) -> &'static str {
         "ed25519"

@@ -1,0 +1,143 @@
+//! Which of two backends verifies faster on this CPU, measured: how an engine picks its
+//! default for Ed25519 where `ifma` does not run. There the choice is between `avx2`
+//! (four signatures per vector) and `reference` (curve25519-dalek, which dispatches to
+//! its own AVX2 code), and which wins depends on the core: both have been measured
+//! ahead on different ones (`SchemeVerifier::PREFERENCE` for `Policy` cites them).
+//!
+//! The workload is fixed (seeded, valid signatures under distinct keys, 32-byte
+//! messages: a validator's common case) and small enough that the measurement costs a
+//! few tens of milliseconds once per process and policy.
+
+use super::{challenge, verify_unit, Policy};
+use crate::item::Item;
+use crate::verdict::{Reject, Verdict};
+use crate::Backend;
+use curve25519_dalek::{EdwardsPoint, Scalar};
+use std::time::{Duration, Instant};
+
+/// Signatures per timed run: one work unit, several vectors of every lane backend.
+const SIGNATURES: usize = 128;
+/// Timed runs per backend, alternating between backends; the fastest counts.
+const ROUNDS: usize = 3;
+
+/// The fastest of `candidates` on this thread for `policy`, or `None` where there is
+/// nothing to choose between, or where a candidate did not accept every signature of
+/// the workload (a timing of failures would say nothing; the caller keeps `reference`).
+pub(crate) fn fastest(policy: Policy, candidates: &[Backend]) -> Option<Backend> {
+    if candidates.len() < 2 {
+        return None;
+    }
+    let workload = Workload::new();
+    let times = time_backends(policy, candidates, &workload.items())?;
+    candidates
+        .iter()
+        .zip(times)
+        .min_by_key(|(_, time)| *time)
+        .map(|(backend, _)| *backend)
+}
+
+/// The best of [`ROUNDS`] times to verify `items` on each of `candidates`; `None` where
+/// one of them did not accept them all.
+fn time_backends(
+    policy: Policy,
+    candidates: &[Backend],
+    items: &[Item<'_>],
+) -> Option<Vec<Duration>> {
+    let mut best = vec![Duration::MAX; candidates.len()];
+    let mut out = vec![Verdict::Invalid(Reject::EquationFailed); items.len()];
+    for _ in 0..ROUNDS {
+        for (backend, best) in candidates.iter().zip(&mut best) {
+            let start = Instant::now();
+            verify_unit(policy, *backend, usize::MAX, None, items, 0, &mut out);
+            *best = (*best).min(start.elapsed());
+            if out.iter().any(|v| *v != Verdict::Valid) {
+                return None;
+            }
+        }
+    }
+    Some(best)
+}
+
+/// Valid signatures under distinct keys, from fixed secrets: a = i + 2, r = 3·i + 5,
+/// messages of 32 bytes. (Secret scalars this regular would be a disaster in a signer;
+/// a verifier's work does not depend on them.)
+struct Workload {
+    keys: Vec<[u8; 32]>,
+    messages: Vec<[u8; 32]>,
+    signatures: Vec<[u8; 64]>,
+}
+
+impl Workload {
+    fn new() -> Workload {
+        let mut workload = Workload {
+            keys: Vec::with_capacity(SIGNATURES),
+            messages: Vec::with_capacity(SIGNATURES),
+            signatures: Vec::with_capacity(SIGNATURES),
+        };
+        for i in 0..SIGNATURES as u64 {
+            let a = Scalar::from(i + 2);
+            let r = Scalar::from(3 * i + 5);
+            let key = EdwardsPoint::mul_base(&a).compress().to_bytes();
+            let r_bytes = EdwardsPoint::mul_base(&r).compress().to_bytes();
+            let mut message = [0u8; 32];
+            message[..8].copy_from_slice(&i.to_le_bytes());
+            let s = r + challenge(&r_bytes, &key, &message) * a;
+            let mut signature = [0u8; 64];
+            signature[..32].copy_from_slice(&r_bytes);
+            signature[32..].copy_from_slice(s.as_bytes());
+            workload.keys.push(key);
+            workload.messages.push(message);
+            workload.signatures.push(signature);
+        }
+        workload
+    }
+
+    fn items(&self) -> Vec<Item<'_>> {
+        (0..SIGNATURES)
+            .map(|i| Item::new(&self.keys[i], &self.messages[i], &self.signatures[i]))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The workload is valid under every policy on every backend this CPU runs (else
+    /// the measurement would time rejections and keep `reference`), and the choice is
+    /// one of the candidates.
+    #[test]
+    fn workload_verifies_and_the_choice_is_a_candidate() {
+        let backends: Vec<Backend> = Backend::ALL
+            .into_iter()
+            .filter(|b| b.is_supported_for(crate::Scheme::Ed25519(Policy::Strict)))
+            .collect();
+        let workload = Workload::new();
+        for policy in Policy::ALL {
+            let times = time_backends(policy, &backends, &workload.items());
+            let times = times.expect("every signature valid");
+            assert!(times
+                .iter()
+                .all(|t| *t > Duration::ZERO && *t < Duration::MAX));
+            let chosen = fastest(policy, &backends);
+            if backends.len() >= 2 {
+                assert!(backends.contains(&chosen.expect("a choice")));
+            } else {
+                assert_eq!(chosen, None);
+            }
+        }
+        assert_eq!(fastest(Policy::Strict, &[Backend::Reference]), None);
+    }
+
+    /// A workload with one bad signature (a flipped bit in S) is not timed.
+    #[test]
+    fn a_bad_workload_is_not_timed() {
+        let mut workload = Workload::new();
+        workload.signatures[7][40] ^= 1;
+        let backends = [Backend::Reference, Backend::Reference];
+        assert_eq!(
+            time_backends(Policy::Strict, &backends, &workload.items()),
+            None
+        );
+    }
+}
