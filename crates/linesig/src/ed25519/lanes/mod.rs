@@ -21,8 +21,7 @@
 //!      unit) and compares bytes with R; the cofactored policies decode R (two vectors
 //!      interleaved) and test [8]([S]B − [k]A − R) = O.
 //!    - `HalfSize` (`half_size`): R decoded first (three chunks' square roots
-//!      interleaved) and tabulated like a key (its top entry, [8]R, tells small order
-//!      where the policy asks), then [d]R + [c]A + [e]B over ~33
+//!      interleaved) and tabulated like a key, then [d]R + [c]A + [e]B over ~33
 //!      windows, e's radix-256 digits split between tables of B and [2^128]B; the sum
 //!      must be O (`Strict`) or of small order (the cofactored policies).
 //!
@@ -118,6 +117,17 @@ fn multiples<F: LaneField>(c: &Constants<F>, p: &Extended<F>, count: usize) -> V
         out.push(acc.to_cached(c));
     }
     out
+}
+
+/// Push the table of multiples of `p` for each lane in `keep` (in lane order).
+#[inline(always)]
+fn build_tables<F: LaneField>(
+    c: &Constants<F>,
+    p: &Extended<F>,
+    keep: u8,
+    out: &mut Vec<Table<F>>,
+) {
+    store_tables(&multiples(c, p, 9), keep, out);
 }
 
 /// Push the rows of `multiples` for each lane in `keep` (in lane order) as tables.
@@ -471,23 +481,16 @@ fn verify_chunks<F: LaneField, const N: usize>(
     let decoded_r = decode_r::<F, _, N>(c, &chunks);
     r_tables.clear();
     let all_lanes = ((1u16 << F::LANES) - 1) as u8;
-    // Where the policy rejects a small-order R, the table's top entry, [8]R, tells.
-    let small_r: [u8; N] = core::array::from_fn(|i| {
-        let multiples = multiples(c, &decoded_r[i].0, 9);
-        store_tables(&multiples, all_lanes, r_tables);
-        if rules.cofactored && rules.reject_small_order {
-            multiples[8].identity_mask()
-        } else {
-            0
-        }
-    });
+    for (r, _) in &decoded_r {
+        build_tables(c, r, all_lanes, r_tables);
+    }
     clock.lap(Some(Stage::DecodeR));
     let sums: [Extended<F>; N] = core::array::from_fn(|i| {
         half_sum_chunk(ladder, tables, &r_tables[i * F::LANES..], chunks[i])
     });
     clock.lap(Some(Stage::Ladder));
-    for (i, chunk) in chunks.into_iter().enumerate() {
-        check_half(rules, &sums[i], decoded_r[i].1, small_r[i], chunk, out);
+    for ((sum, (r, decoded)), chunk) in sums.iter().zip(&decoded_r).zip(chunks) {
+        check_half(rules, sum, r, *decoded, chunk, out);
     }
     clock.lap(Some(Stage::Finish));
 }
@@ -500,8 +503,8 @@ fn verify_chunks<F: LaneField, const N: usize>(
 fn check_half<F: LaneField>(
     rules: Rules,
     sum: &Extended<F>,
+    r: &Extended<F>,
     decoded: u8,
-    small_r: u8,
     chunk: &[HalfJob],
     out: &mut [Verdict],
 ) {
@@ -510,24 +513,28 @@ fn check_half<F: LaneField>(
     } else {
         sum.to_projective().identity_mask()
     };
-    set_verdicts(rules, decoded, small_r, holds, chunk, out);
+    set_verdicts(rules, r, decoded, holds, chunk, out);
 }
 
-/// Each lane's verdict, on either plan, from R (`decoded`: the lanes whose R decoded;
-/// `small_r`: those whose R is of small order, where the policy rejects that) and
-/// `holds` (the lanes whose equation holds). An R that does not decode is
+/// Each lane's verdict, on either plan, from R (`decoded`: the lanes whose R decoded)
+/// and `holds` (the lanes whose equation holds). An R that does not decode is
 /// `BadSignatureR` under the cofactored policies and, under `Strict`, the byte mismatch
 /// the full-size plan reports (`EquationFailed`); a small-order R is rejected where the
 /// cofactored policy says so (`Strict`'s byte rules have rejected it before).
 #[inline(always)]
-fn set_verdicts<J: LaneJob>(
+fn set_verdicts<F: LaneField, J: LaneJob>(
     rules: Rules,
+    r: &Extended<F>,
     decoded: u8,
-    small_r: u8,
     holds: u8,
     chunk: &[J],
     out: &mut [Verdict],
 ) {
+    let small = if rules.cofactored && rules.reject_small_order {
+        r.small_order_mask()
+    } else {
+        0
+    };
     let bad_r = if rules.cofactored {
         Reject::BadSignatureR
     } else {
@@ -537,7 +544,7 @@ fn set_verdicts<J: LaneJob>(
         let bit = |m: u8| m >> lane & 1 == 1;
         out[j.slot() as usize] = if !bit(decoded) {
             Verdict::Invalid(bad_r)
-        } else if bit(small_r) {
+        } else if bit(small) {
             Verdict::Invalid(Reject::SmallOrderR)
         } else if bit(holds) {
             Verdict::Valid
@@ -988,12 +995,7 @@ fn check_cofactored<F: LaneField>(
         .add(&r.neg().to_cached(c))
         .to_extended()
         .small_order_mask();
-    let small_r = if rules.reject_small_order {
-        r.small_order_mask()
-    } else {
-        0
-    };
-    set_verdicts(rules, decoded, small_r, holds, chunk, out);
+    set_verdicts(rules, r, decoded, holds, chunk, out);
 }
 
 /// A backend's `ladder_steps()`: `inline` gives [`InlineSteps`]; `out_of_line` a
