@@ -4,8 +4,8 @@
 //! its own AVX2 code), and which wins depends on the core: both have been measured
 //! ahead on different ones (`SchemeVerifier::PREFERENCE` for `Policy` cites them).
 //!
-//! The workload is fixed (seeded, valid signatures under distinct keys, 32-byte
-//! messages: a validator's common case) and small enough that the measurement costs a
+//! The workload is fixed (valid signatures from fixed secrets under distinct keys,
+//! 32-byte messages: a validator's common case) and small enough that the measurement costs a
 //! few tens of milliseconds once per process and policy.
 
 use super::{challenge, verify_unit, Policy};

@@ -226,8 +226,9 @@ impl SchemeVerifier for Policy {
     /// double-base scalar multiplication to its own AVX2 code, and which wins depends on
     /// the core. On the one AVX2-only CPU measured (AMD EPYC Zen 3, before the lane
     /// ladder's in-place steps and half-size scalars) `reference` beat four signatures
-    /// per vector, 52 µs vs 75 µs per signature; on AMD Zen 5 (2026-11-25) `avx2` ran
-    /// at 1.72× ed25519-dalek `verify_strict` and `reference` at 1.13×.
+    /// per vector, 52 µs vs 75 µs per signature; on AMD Zen 5 (2026-11-25, one core,
+    /// each against ed25519-dalek `verify_strict` in the same run; docs/results.md)
+    /// `avx2` ran at 1.73× it and `reference` at 1.11×.
     const PREFERENCE: &'static [Backend] = &[Backend::Ifma];
 
     fn fastest_measured(self, candidates: &[Backend]) -> Option<Backend> {
