@@ -18,7 +18,7 @@ mod reference;
 mod sha512;
 
 pub use crate::error::UnknownPolicy;
-pub use lanes::Stage;
+pub use lanes::{Plan, Stage};
 pub use policy::Policy;
 
 use crate::grouping::key_groups;
@@ -151,7 +151,7 @@ pub fn stage_profile(
 
 #[cfg(target_arch = "x86_64")]
 type ProfileGroups = fn(
-    lanes::Plan,
+    Plan,
     Rules,
     &[UnitEntry<'_>],
     &[std::ops::Range<usize>],
@@ -160,13 +160,13 @@ type ProfileGroups = fn(
 ) -> bool;
 
 /// As [`stage_profile`], on `plan` where given (else the backend's own for `policy`):
-/// how the plans were measured against each other.
-pub(crate) fn stage_profile_on(
+/// how the plans are measured against each other.
+pub fn stage_profile_on(
     policy: Policy,
     backend: Backend,
     items: &[Item<'_>],
     unit: usize,
-    plan: Option<lanes::Plan>,
+    plan: Option<Plan>,
 ) -> Option<StageProfile> {
     #[cfg(target_arch = "x86_64")]
     {

@@ -118,6 +118,57 @@ fn carry(h: [__m256i; 10]) -> [__m256i; 10] {
     [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9]
 }
 
+/// The canonical limbs (the value mod p, each within its radix) of any carried element:
+/// one carry pass (value < 2^255 + 2^134 < 2p), then q = ⌊(v + 19) / 2^255⌋, which is 1
+/// exactly when v ≥ p, by a carry chain that keeps only carries; then v + 19q with its
+/// carries rippled and bit 255 dropped is v − q·p (RFC 7748's and ref10's reduction).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_canonical(f: &Fe4) -> [__m256i; 10] {
+    let mut l = carry(f.0);
+    let shift = |x: __m256i, bits: u32| {
+        if bits == 26 {
+            _mm256_srli_epi64::<26>(x)
+        } else {
+            _mm256_srli_epi64::<25>(x)
+        }
+    };
+    let mut q = shift(add64(l[0], splat(19)), LIMB_BITS[0]);
+    for i in 1..10 {
+        q = shift(add64(l[i], q), LIMB_BITS[i]);
+    }
+    l[0] = add64(
+        l[0],
+        add64(
+            add64(q, _mm256_slli_epi64::<1>(q)),
+            _mm256_slli_epi64::<4>(q),
+        ),
+    );
+    for i in 0..10 {
+        if i < 9 {
+            l[i + 1] = add64(l[i + 1], shift(l[i], LIMB_BITS[i]));
+        }
+        l[i] = _mm256_and_si256(l[i], splat((1 << LIMB_BITS[i]) - 1));
+    }
+    l
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_zero_mask(f: &Fe4) -> u8 {
+    let l = fe_canonical(f);
+    let any = l[1..].iter().fold(l[0], |acc, x| _mm256_or_si256(acc, *x));
+    let zero = _mm256_cmpeq_epi64(any, splat(0));
+    _mm256_movemask_pd(_mm256_castsi256_pd(zero)) as u8
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn fe_odd_mask(f: &Fe4) -> u8 {
+    let low_bit = _mm256_slli_epi64::<63>(fe_canonical(f)[0]);
+    _mm256_movemask_pd(_mm256_castsi256_pd(low_bit)) as u8
+}
+
 #[target_feature(enable = "avx2")]
 #[inline]
 fn from_limb_lanes(lanes: &[[u64; 10]; LANES]) -> Fe4 {
@@ -478,6 +529,7 @@ mod tests {
     fn masks_read_canonical_values() {
         if crate::cpu::has_all(&[crate::cpu::Feature::Avx2]) {
             super::super::tests::masks_read_canonical_values::<Fe4>();
+            super::super::tests::masks_match_canonical_bytes::<Fe4>();
         }
     }
 }

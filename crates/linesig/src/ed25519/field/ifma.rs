@@ -111,6 +111,20 @@ fn weak_carry(l: [__m512i; 5]) -> Fe8 {
 #[inline]
 fn full_carry(l: [__m512i; 5]) -> Fe8 {
     let mask = splat(MASK51);
+    let [mut l0, mut l1, l2, l3, mut l4] = ripple_carry(l);
+    l0 = madd_lo(l0, _mm512_srli_epi64::<51>(l4), splat(19));
+    l4 = _mm512_and_si512(l4, mask);
+    l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
+    l0 = _mm512_and_si512(l0, mask);
+    Fe8([l0, l1, l2, l3, l4])
+}
+
+/// Limbs 0..3 keep their low 51 bits, each carry rippling into the next limb; limb 4
+/// keeps its carry (the callers fold or drop it).
+#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
+#[inline]
+fn ripple_carry(l: [__m512i; 5]) -> [__m512i; 5] {
+    let mask = splat(MASK51);
     let [mut l0, mut l1, mut l2, mut l3, mut l4] = l;
     l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
     l0 = _mm512_and_si512(l0, mask);
@@ -120,11 +134,7 @@ fn full_carry(l: [__m512i; 5]) -> Fe8 {
     l2 = _mm512_and_si512(l2, mask);
     l4 = add64(l4, _mm512_srli_epi64::<51>(l3));
     l3 = _mm512_and_si512(l3, mask);
-    l0 = madd_lo(l0, _mm512_srli_epi64::<51>(l4), splat(19));
-    l4 = _mm512_and_si512(l4, mask);
-    l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
-    l0 = _mm512_and_si512(l0, mask);
-    Fe8([l0, l1, l2, l3, l4])
+    [l0, l1, l2, l3, l4]
 }
 
 /// Columns c_0..c_9 (c_k < 2^56) folded with 2^255 ≡ 19 and carried.
@@ -213,6 +223,43 @@ fn fe_pow2k(f: &Fe8, k: u32) -> Fe8 {
         x = fe_square(&x);
     }
     x
+}
+
+/// The canonical limbs (the value mod p, each limb < 2^51) of any carried element: one
+/// weak pass (value < 2^255 + 2^214 < 2p), then q = ⌊(v + 19) / 2^255⌋, which is 1
+/// exactly when v ≥ p, by a carry chain that keeps only carries; then v + 19q with its
+/// carries rippled and bit 255 dropped is v − q·p (RFC 7748's and ref10's reduction).
+#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
+#[inline]
+fn fe_canonical(f: &Fe8) -> [__m512i; 5] {
+    let mask = splat(MASK51);
+    let [mut l0, l1, l2, l3, l4] = weak_carry(f.0).0;
+    let mut q = _mm512_srli_epi64::<51>(add64(l0, splat(19)));
+    q = _mm512_srli_epi64::<51>(add64(l1, q));
+    q = _mm512_srli_epi64::<51>(add64(l2, q));
+    q = _mm512_srli_epi64::<51>(add64(l3, q));
+    q = _mm512_srli_epi64::<51>(add64(l4, q));
+    l0 = madd_lo(l0, q, splat(19));
+    let [l0, l1, l2, l3, l4] = ripple_carry([l0, l1, l2, l3, l4]);
+    let l4 = _mm512_and_si512(l4, mask);
+    [l0, l1, l2, l3, l4]
+}
+
+#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
+#[inline]
+fn fe_zero_mask(f: &Fe8) -> u8 {
+    let [l0, l1, l2, l3, l4] = fe_canonical(f);
+    let any = _mm512_or_si512(
+        _mm512_or_si512(l0, l1),
+        _mm512_or_si512(l2, _mm512_or_si512(l3, l4)),
+    );
+    _mm512_cmpeq_epi64_mask(any, splat(0))
+}
+
+#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
+#[inline]
+fn fe_odd_mask(f: &Fe8) -> u8 {
+    _mm512_test_epi64_mask(fe_canonical(f)[0], splat(1))
 }
 
 /// Lane i from `a` where bit i of `mask` is set, else from `b`.
@@ -305,7 +352,8 @@ super::lane_field_shims!(Fe8, [u64; 5]);
 #[cfg(test)]
 mod tests {
     use super::super::tests::{
-        arithmetic_matches_big_integers, check, masks_read_canonical_values, p,
+        arithmetic_matches_big_integers, check, masks_match_canonical_bytes,
+        masks_read_canonical_values, p,
     };
     use super::super::LaneField;
     use super::*;
@@ -329,6 +377,7 @@ mod tests {
     fn masks_read_canonical_values_8() {
         if supported() {
             masks_read_canonical_values::<Fe8>();
+            masks_match_canonical_bytes::<Fe8>();
         }
     }
 

@@ -66,8 +66,8 @@ pub(crate) trait LaneField: Copy {
 
 /// `impl LaneField` for a backend's element type, as `#[inline(always)]` shims over the
 /// module's `#[target_feature]` functions (`fe_constant`, `fe_add`, `fe_sub`, `fe_mul`,
-/// `fe_square`, `fe_pow2k`, `fe_select`, `fe_from_rows`, `from_limb_lanes`,
-/// `to_limb_lanes`, `stored_limbs`) and constants (`LANES`, `LIMB_OFFSET`, `LIMB_BITS`):
+/// `fe_square`, `fe_pow2k`, `fe_select`, `fe_zero_mask`, `fe_odd_mask`, `fe_from_rows`,
+/// `from_limb_lanes`, `to_limb_lanes`, `stored_limbs`) and constants (`LANES`, `LIMB_OFFSET`, `LIMB_BITS`):
 /// LLVM inlines an intrinsic only into a caller that has its features, and does not
 /// reliably revisit calls hoisted into one by `#[inline(always)]`, so the features sit on
 /// those functions and the trait methods only forward.
@@ -130,6 +130,14 @@ macro_rules! lane_field_shims {
             #[inline(always)]
             fn select(mask: u8, a: &Self, b: &Self) -> Self {
                 unsafe { fe_select(mask, a, b) }
+            }
+            #[inline(always)]
+            fn zero_mask(&self) -> u8 {
+                unsafe { fe_zero_mask(self) }
+            }
+            #[inline(always)]
+            fn odd_mask(&self) -> u8 {
+                unsafe { fe_odd_mask(self) }
             }
             #[inline(always)]
             fn to_lane_limbs(&self) -> [$limbs; super::MAX_LANES] {
@@ -343,6 +351,39 @@ pub(crate) mod tests {
             check("gather", F::from_lane_limbs(&refs), |l| {
                 want_wide(F::LANES - 1 - l)
             });
+        }
+    }
+
+    /// `zero_mask` and `odd_mask` agree with the canonical bytes where the limbs are far
+    /// from canonical: differences of equal values (limbs near 2p), a value plus its
+    /// negation, products, and encodings at and above p.
+    pub fn masks_match_canonical_bytes<F: LaneField>() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+        for _ in 0..300 {
+            let a = F::from_bytes(&random_lanes(&mut rng)[..F::LANES]);
+            let b = F::from_bytes(&random_lanes(&mut rng)[..F::LANES]);
+            let minus_a = a.neg();
+            let values = [
+                a,
+                a.sub(&a),
+                a.add(&minus_a),
+                minus_a.add(&a),
+                a.mul(&b).sub(&b.mul(&a)),
+                a.sub(&b),
+                a.add(&b),
+                a.mul(&b),
+                a.square(),
+                minus_a,
+                F::zero().sub(&F::one()).add(&F::one()),
+            ];
+            for x in values {
+                let mut bytes = [[0u8; 32]; MAX_LANES];
+                x.to_bytes(&mut bytes);
+                let zero = super::lane_mask::<F>(|i| bytes[i] == [0u8; 32]);
+                let odd = super::lane_mask::<F>(|i| bytes[i][0] & 1 == 1);
+                assert_eq!(x.zero_mask(), zero);
+                assert_eq!(x.odd_mask(), odd);
+            }
         }
     }
 

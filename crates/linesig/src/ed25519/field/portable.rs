@@ -146,7 +146,9 @@ impl LaneField for Fe1 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{arithmetic_matches_big_integers, masks_read_canonical_values};
+    use super::super::tests::{
+        arithmetic_matches_big_integers, masks_match_canonical_bytes, masks_read_canonical_values,
+    };
     use super::*;
 
     #[test]
@@ -157,6 +159,7 @@ mod tests {
     #[test]
     fn masks_read_canonical_values_1() {
         masks_read_canonical_values::<Fe1>();
+        masks_match_canonical_bytes::<Fe1>();
     }
 
     /// Operands with every limb at the carried bound, where a column would overflow

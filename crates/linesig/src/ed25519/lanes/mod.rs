@@ -180,10 +180,13 @@ fn base_tables<F: LaneField>(c: &Constants<F>) -> BaseTables<F> {
     }
 }
 
-/// How the per-unit path evaluates the equation. Which is faster depends on the
-/// backend and the policy (measured: `stage_cycles`), so each backend picks per policy.
+/// How the per-unit lane path evaluates the equation. Which is faster depends on the
+/// backend, the policy and the CPU (measured: `stage_cycles`, or
+/// [`crate::ed25519::stage_profile_on`] with each plan), so each backend picks per
+/// policy; on Zen 5 both backends run `HalfSize` under every policy. `FullSize` stays
+/// selectable for that measurement, and the tests check both against the reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Plan {
+pub enum Plan {
     /// [S]B − [k]A with k in full (~253 doublings); `Strict` encodes the sums (one
     /// inversion per unit) and compares bytes, the cofactored policies decode R after.
     FullSize,
@@ -1253,7 +1256,7 @@ lane_backend!(
     "avx2,avx512f,avx512dq,avx512ifma",
     [Avx2, Avx512F, Avx512Dq, Avx512Ifma],
     out_of_line,
-    |rules| if rules.cofactored { Plan::HalfSize } else { Plan::FullSize }
+    |_| Plan::HalfSize
 );
 
 /// The operation profile of the lane path, counted exactly: a field wrapper counts
@@ -1324,6 +1327,12 @@ mod op_profile {
         fn square(&self) -> Self {
             count(1);
             Counting(self.0.square())
+        }
+        fn zero_mask(&self) -> u8 {
+            self.0.zero_mask()
+        }
+        fn odd_mask(&self) -> u8 {
+            self.0.odd_mask()
         }
         fn select(mask: u8, a: &Self, b: &Self) -> Self {
             Counting(F::select(mask, &a.0, &b.0))
