@@ -37,9 +37,9 @@
 //! The walk is Lehmer's (Knuth, TAOCP vol. 2, §4.5.2, Algorithm L): single-word steps on
 //! the leading 52 bits, each batch applied to the full numbers as one 2×2 matrix, with a
 //! full-precision step where the leading bits cannot decide a quotient. The
-//! single-word steps of eight signatures run in lockstep, in f64 (52-bit words and
-//! their cofactors are exact there; the quotient is a vector division's floor), one
-//! AVX-512 vector per quantity where the CPU has it: a scalar walk waits on one integer
+//! single-word steps of sixteen signatures run in lockstep, in f64 (52-bit words and
+//! their cofactors are exact there; the quotient is a vector division's floor), two
+//! AVX-512 vectors per quantity where the CPU has it: a scalar walk waits on one integer
 //! division after another (~80 per signature), and they have no vector form. Every
 //! result is checked (c ≡ d·k mod L and mod 8, d odd) before it is used, so a wrong
 //! step can cost speed but never a verdict; a failure, which the
@@ -79,9 +79,9 @@ pub(crate) struct HalfScalars {
     pub e: [u8; 32],
 }
 
-/// Walks run in lockstep, this many at a time: one AVX-512 vector of f64 per quantity
-/// (two on AVX2).
-const WALK_LANES: usize = 8;
+/// Walks run in lockstep, this many at a time: two AVX-512 vectors of f64 per quantity
+/// (four on AVX2), so that one vector's steps fill the other's wait on its division.
+const WALK_LANES: usize = 16;
 
 /// The half-size scalars for each (k, s) of `scalars` (both < L), into `out`.
 pub(crate) fn halve_all(scalars: &[(Scalar, Scalar)], out: &mut Vec<HalfScalars>) {
@@ -424,7 +424,7 @@ fn lehmer_matrices(words: &[LeadingWords; WALK_LANES]) -> [[i64; 4]; WALK_LANES]
     core::array::from_fn(|i| [a[i] as i64, b[i] as i64, c[i] as i64, d[i] as i64])
 }
 
-/// [`lehmer_matrices`] on one AVX-512 vector per quantity, the same steps (the
+/// [`lehmer_matrices`] on two AVX-512 vectors per quantity, the same steps (the
 /// divisions round toward −∞, which the argument there does not need, but costs
 /// nothing). The state stays in registers; the lanes' step masks are AVX-512 mask
 /// registers.
@@ -432,21 +432,100 @@ fn lehmer_matrices(words: &[LeadingWords; WALK_LANES]) -> [[i64; 4]; WALK_LANES]
 #[target_feature(enable = "avx512f")]
 fn lehmer_matrices_avx512(words: &[LeadingWords; WALK_LANES]) -> [[i64; 4]; WALK_LANES] {
     use core::arch::x86_64::*;
-    const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-    let load = |v: [f64; WALK_LANES]| {
-        // SAFETY: `v` is 64 readable bytes.
-        unsafe { _mm512_loadu_pd(v.as_ptr()) }
+    const VECTORS: usize = WALK_LANES / 8;
+    let load = |v: [f64; WALK_LANES]| -> [__m512d; VECTORS] {
+        core::array::from_fn(|h| {
+            // SAFETY: `v[8h..8h + 8]` is 64 readable bytes.
+            unsafe { _mm512_loadu_pd(v[8 * h..].as_ptr()) }
+        })
     };
-    let threshold = load(words.map(|w| w.threshold));
-    let (mut x, mut y) = (load(words.map(|w| w.u)), load(words.map(|w| w.v)));
-    let (zero, one) = (_mm512_setzero_pd(), _mm512_set1_pd(1.0));
-    let bound = _mm512_set1_pd(COFACTOR_BOUND);
-    let (mut a, mut b, mut c, mut d) = (one, zero, zero, one);
-    let mut live = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(y, zero);
+    let (u, v, threshold) = (
+        load(words.map(|w| w.u)),
+        load(words.map(|w| w.v)),
+        load(words.map(|w| w.threshold)),
+    );
+    let mut states: [StepState; VECTORS] =
+        core::array::from_fn(|h| StepState::new(u[h], v[h], threshold[h]));
     for _ in 0..MAX_STEPS {
-        if live == 0 {
+        if states.iter().all(|s| s.live == 0) {
             break;
         }
+        // Independent vectors, stepped one after the other: each step waits on its
+        // division, and the other vector's step fills the wait.
+        for state in &mut states {
+            state.step();
+        }
+    }
+    let mut out = [[0i64; 4]; WALK_LANES];
+    for (h, state) in states.iter().enumerate() {
+        let mut values = [[0f64; 8]; 4];
+        for (value, v) in values.iter_mut().zip([state.a, state.b, state.c, state.d]) {
+            // SAFETY: `value` is 64 writable bytes.
+            unsafe { _mm512_storeu_pd(value.as_mut_ptr(), v) };
+        }
+        for lane in 0..8 {
+            out[8 * h + lane] = values.map(|v| v[lane] as i64);
+        }
+    }
+    out
+}
+
+/// Eight lanes of [`lehmer_matrices_avx512`]: the leading words, their matrix so far,
+/// and the lanes still stepping.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct StepState {
+    x: core::arch::x86_64::__m512d,
+    y: core::arch::x86_64::__m512d,
+    a: core::arch::x86_64::__m512d,
+    b: core::arch::x86_64::__m512d,
+    c: core::arch::x86_64::__m512d,
+    d: core::arch::x86_64::__m512d,
+    threshold: core::arch::x86_64::__m512d,
+    live: u8,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl StepState {
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn new(
+        x: core::arch::x86_64::__m512d,
+        y: core::arch::x86_64::__m512d,
+        threshold: core::arch::x86_64::__m512d,
+    ) -> Self {
+        use core::arch::x86_64::*;
+        let (zero, one) = (_mm512_setzero_pd(), _mm512_set1_pd(1.0));
+        StepState {
+            x,
+            y,
+            a: one,
+            b: zero,
+            c: zero,
+            d: one,
+            threshold,
+            live: _mm512_cmp_pd_mask::<_CMP_GT_OQ>(y, zero),
+        }
+    }
+
+    /// One step of `lehmer_matrices` in every live lane.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn step(&mut self) {
+        use core::arch::x86_64::*;
+        const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+        let StepState {
+            x,
+            y,
+            a,
+            b,
+            c,
+            d,
+            threshold,
+            live,
+        } = *self;
+        let zero = _mm512_setzero_pd();
+        let bound = _mm512_set1_pd(COFACTOR_BOUND);
         let (num_1, den_1) = (_mm512_add_pd(x, a), _mm512_add_pd(y, c));
         let (num_2, den_2) = (_mm512_add_pd(x, b), _mm512_add_pd(y, d));
         let q = _mm512_roundscale_pd::<DOWN>(_mm512_div_round_pd::<DOWN>(num_1, den_1));
@@ -464,28 +543,18 @@ fn lehmer_matrices_avx512(words: &[LeadingWords; WALK_LANES]) -> [[i64; 4]; WALK
         let bounded = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(c_next), bound)
             & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(d_next), bound);
         let step = live & positive & agree & bounded;
-        (a, c) = (
-            _mm512_mask_mov_pd(a, step, c),
-            _mm512_mask_mov_pd(c, step, c_next),
-        );
-        (b, d) = (
-            _mm512_mask_mov_pd(b, step, d),
-            _mm512_mask_mov_pd(d, step, d_next),
-        );
-        (x, y) = (
-            _mm512_mask_mov_pd(x, step, y),
-            _mm512_mask_mov_pd(y, step, y_next),
-        );
-        live = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(step, y, threshold);
+        let y_stepped = _mm512_mask_mov_pd(y, step, y_next);
+        *self = StepState {
+            x: _mm512_mask_mov_pd(x, step, y),
+            y: y_stepped,
+            a: _mm512_mask_mov_pd(a, step, c),
+            b: _mm512_mask_mov_pd(b, step, d),
+            c: _mm512_mask_mov_pd(c, step, c_next),
+            d: _mm512_mask_mov_pd(d, step, d_next),
+            threshold,
+            live: _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(step, y_stepped, threshold),
+        };
     }
-    let store = |v: __m512d| {
-        let mut out = [0f64; WALK_LANES];
-        // SAFETY: `out` is 64 writable bytes.
-        unsafe { _mm512_storeu_pd(out.as_mut_ptr(), v) };
-        out
-    };
-    let [a, b, c, d] = [a, b, c, d].map(store);
-    core::array::from_fn(|i| [a[i] as i64, b[i] as i64, c[i] as i64, d[i] as i64])
 }
 
 /// One Euclidean step at full precision, for the rare quotient the leading bits cannot
