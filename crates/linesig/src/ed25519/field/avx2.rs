@@ -76,9 +76,19 @@ fn mul32(a: __m256i, b: __m256i) -> __m256i {
     _mm256_mul_epu32(a, b)
 }
 
+/// 19·x as x + 2x + 16x (x < 2^59; `vpmuludq` would need x below 2^32).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn times19(x: __m256i) -> __m256i {
+    add64(
+        add64(x, _mm256_slli_epi64::<1>(x)),
+        _mm256_slli_epi64::<4>(x),
+    )
+}
+
 /// Carry 64-bit column sums (each < 2^63.5) down to carried limbs. Two interleaved
 /// chains (0→…, 4→…) shorten the dependency path, as in ref10; limb 9's carry wraps
-/// into limb 0 as 19·c = c + 2c + 16c (c may exceed 32 bits, so no `vpmuludq`).
+/// into limb 0 as `times19(c)`.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn carry(h: [__m256i; 10]) -> [__m256i; 10] {
@@ -107,13 +117,7 @@ fn carry(h: [__m256i; 10]) -> [__m256i; 10] {
     step!(h8, h9, 26);
     let c = _mm256_srli_epi64::<25>(h9);
     h9 = _mm256_and_si256(h9, mask25);
-    h0 = add64(
-        h0,
-        add64(
-            add64(c, _mm256_slli_epi64::<1>(c)),
-            _mm256_slli_epi64::<4>(c),
-        ),
-    );
+    h0 = add64(h0, times19(c));
     step!(h0, h1, 26);
     [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9]
 }
@@ -137,13 +141,7 @@ fn fe_canonical(f: &Fe4) -> [__m256i; 10] {
     for i in 1..10 {
         q = shift(add64(l[i], q), LIMB_BITS[i]);
     }
-    l[0] = add64(
-        l[0],
-        add64(
-            add64(q, _mm256_slli_epi64::<1>(q)),
-            _mm256_slli_epi64::<4>(q),
-        ),
-    );
+    l[0] = add64(l[0], times19(q));
     for i in 0..10 {
         if i < 9 {
             l[i + 1] = add64(l[i + 1], shift(l[i], LIMB_BITS[i]));

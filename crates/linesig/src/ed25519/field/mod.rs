@@ -67,10 +67,10 @@ pub(crate) trait LaneField: Copy {
 /// `impl LaneField` for a backend's element type, as `#[inline(always)]` shims over the
 /// module's `#[target_feature]` functions (`fe_constant`, `fe_add`, `fe_sub`, `fe_mul`,
 /// `fe_square`, `fe_pow2k`, `fe_select`, `fe_zero_mask`, `fe_odd_mask`, `fe_from_rows`,
-/// `from_limb_lanes`, `to_limb_lanes`, `stored_limbs`) and constants (`LANES`, `LIMB_OFFSET`, `LIMB_BITS`):
-/// LLVM inlines an intrinsic only into a caller that has its features, and does not
-/// reliably revisit calls hoisted into one by `#[inline(always)]`, so the features sit on
-/// those functions and the trait methods only forward.
+/// `from_limb_lanes`, `to_limb_lanes`, `stored_limbs`) and constants (`LANES`,
+/// `LIMB_OFFSET`, `LIMB_BITS`): LLVM inlines an intrinsic only into a caller that has its
+/// features, and does not reliably revisit calls hoisted into one by `#[inline(always)]`,
+/// so the features sit on those functions and the trait methods only forward.
 macro_rules! lane_field_shims {
     ($fe:ident, $limbs:ty) => {
         // SAFETY (every `unsafe` here): the callees need the module's target features,
