@@ -10,20 +10,23 @@
 //! fold at a limb boundary.)
 //!
 //! Limb bounds, the invariant everything here rests on:
-//! - *Carried* (every output of every method): each limb < B = 2^51 + 2^9 < 2^52, so any
-//!   output is a valid multiplier operand. That is why `add` carries too: IFMA ignores
-//!   operand bits ≥ 52, and an uncarried sum of two carried elements (limbs up to 2^52 +
-//!   2^10) would be silently truncated, not merely slow.
+//! - *Carried* (every output of every method): each limb < B = 2^51 + 2^15 < 2^52, so
+//!   any output is a valid multiplier operand. That is why `add` carries too: IFMA
+//!   ignores operand bits ≥ 52, and an uncarried sum of two carried elements (limbs up
+//!   to 2^52 + 2^16) would be silently truncated, not merely slow.
 //! - `weak_carry` (one parallel pass: each limb keeps its low 51 bits and takes the carry
 //!   of the limb below; limb 4's carry re-enters limb 0 times 19, as 2^255 ≡ 19) maps
 //!   limbs < 2^55 to limbs < 2^51 + 19·2^4 < B. `add` feeds it sums < 2B; `sub` feeds it
 //!   a + 2p − b < B + 2^52, where 2p's limbs (≥ 2^52 − 38) exceed every carried b's, so
 //!   no slot goes negative.
-//! - `mul` / `square`: with operands < 2^52 each product's low and high halves are below
-//!   2^52. A high half weighs 2^52 = 2·2^51, so it enters the next column doubled; column
-//!   k collects at most five low and five doubled high halves: c_k < 15·2^52 < 2^56.
-//!   Folding 2^255 ≡ 19 gives r_k = c_k + 19·c_{k+5} < 20·2^56 < 2^61, and `full_carry`
-//!   maps limbs < 2^63 to limbs ≤ 2^51.
+//! - `mul` / `square`: with operands < B each product is < B² < 2^103, so its low and
+//!   high halves are below 2^52. A high half weighs 2^52 = 2·2^51, so it enters the next
+//!   column doubled; column k collects at most five low and five doubled high halves:
+//!   c_k < 15·2^52 < 2^56. Folding 2^255 ≡ 19 gives r_k = c_k + 19·c_{k+5} < 20·2^56 <
+//!   2^61, and `full_carry` maps limbs < 2^61 to limbs 1..4 < 2^51 and limb 0 <
+//!   2^51 + 19·(2^10 + 1) < B: limb 0 keeps the carry folded into it, as its sum is a
+//!   valid operand either way (one carry step fewer per product than a canonical limb
+//!   0 would need).
 //!
 //! Safety: `Fe8` values are made only by code reached from the IFMA backend's entry
 //! point, which runs after `crate::cpu` confirmed AVX-512F, DQ and IFMA
@@ -88,7 +91,7 @@ fn times19(x: __m512i) -> __m512i {
     )
 }
 
-/// Limbs < 2^55 to carried limbs (< 2^51 + 2^9) in one parallel pass.
+/// Limbs < 2^55 to carried limbs (< 2^51 + 2^9 < B) in one parallel pass.
 #[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
 #[inline]
 fn weak_carry(l: [__m512i; 5]) -> Fe8 {
@@ -105,18 +108,15 @@ fn weak_carry(l: [__m512i; 5]) -> Fe8 {
     ])
 }
 
-/// Limbs < 2^63 to limbs ≤ 2^51: one carry chain, limb 4's carry (< 2^13) folded into
-/// limb 0 times 19, then limb 0's carry (≤ 1) into limb 1.
+/// Limbs < 2^61 to carried limbs: one carry chain, limb 4's carry (< 2^10 + 1) folded
+/// into limb 0 times 19 and left there (limb 0 < 2^51 + 2^15, the others < 2^51).
 #[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
 #[inline]
 fn full_carry(l: [__m512i; 5]) -> Fe8 {
     let mask = splat(MASK51);
-    let [mut l0, mut l1, l2, l3, mut l4] = ripple_carry(l);
-    l0 = madd_lo(l0, _mm512_srli_epi64::<51>(l4), splat(19));
-    l4 = _mm512_and_si512(l4, mask);
-    l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
-    l0 = _mm512_and_si512(l0, mask);
-    Fe8([l0, l1, l2, l3, l4])
+    let [l0, l1, l2, l3, l4] = ripple_carry(l);
+    let l0 = madd_lo(l0, _mm512_srli_epi64::<51>(l4), splat(19));
+    Fe8([l0, l1, l2, l3, _mm512_and_si512(l4, mask)])
 }
 
 /// Limbs 0..3 keep their low 51 bits, each carry rippling into the next limb; limb 4
@@ -381,7 +381,7 @@ mod tests {
         }
     }
 
-    /// Operands at the carried bound itself (every limb B − 1 = 2^51 + 2^9 − 1, and
+    /// Operands at the carried bound itself (every limb B − 1 = 2^51 + 2^15 − 1, and
     /// mixes with 0 and 2^51 − 1), where a mistake in the bounds would truncate IFMA's
     /// operands or overflow a column.
     #[test]
@@ -389,7 +389,7 @@ mod tests {
         if !supported() {
             return;
         }
-        let top = (1u64 << 51) + (1 << 9) - 1;
+        let top = (1u64 << 51) + (1 << 15) - 1;
         let choices = [top, 0, MASK51, 1 << 51, 19];
         let lanes: Vec<[u64; 5]> = (0..64)
             .map(|n: usize| core::array::from_fn(|i| choices[(n >> i) % choices.len()]))
@@ -416,6 +416,12 @@ mod tests {
             check("sub at bound", a.sub(&b), |l| {
                 value(&xa[l]) + p() * 4u8 - value(&ya[l])
             });
+            // Every output is carried again: each limb below B.
+            for out in [a.mul(&b), a.square(), a.add(&b), a.sub(&b), a.neg()] {
+                // SAFETY: as above.
+                let limbs = unsafe { to_limb_lanes(&out) };
+                assert!(limbs.iter().flatten().all(|&l| l <= top), "{limbs:x?}");
+            }
         }
     }
 }

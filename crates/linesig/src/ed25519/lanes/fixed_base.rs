@@ -235,7 +235,7 @@ fn sum_chunk<F: LaneField>(
         });
         let (rows, negate) =
             table_entries::<F, _, KEY_POSITIONS>(&k_digits, j, |i| key_tables[i].position(j));
-        steps.add::<Affine<F>>(&mut acc, &rows[..F::LANES], negate, true);
+        steps.add_affine(&mut acc, &rows[..F::LANES], negate, true);
     }
     for j in 0..BASE_POSITIONS {
         if j + PREFETCH_AHEAD < BASE_POSITIONS {
@@ -243,7 +243,7 @@ fn sum_chunk<F: LaneField>(
         }
         let (rows, negate) =
             table_entries::<F, _, BASE_POSITIONS>(&s_digits, j, |_| basepoint.position(j));
-        steps.add::<Affine<F>>(&mut acc, &rows[..F::LANES], negate, true);
+        steps.add_affine(&mut acc, &rows[..F::LANES], negate, true);
     }
     acc
 }
@@ -305,12 +305,12 @@ mod tests {
             for j in 0..KEY_POSITIONS {
                 let (rows, negate) =
                     table_entries::<Fe1, _, KEY_POSITIONS>(&d1, j, |_| table.position(j));
-                acc.add_assign::<Affine<Fe1>>(&rows[..1], negate, true);
+                acc.add_assign_affine(&rows[..1], negate, true);
             }
             for j in 0..BASE_POSITIONS {
                 let (rows, negate) =
                     table_entries::<Fe1, _, BASE_POSITIONS>(&d2, j, |_| base.position(j));
-                acc.add_assign::<Affine<Fe1>>(&rows[..1], negate, true);
+                acc.add_assign_affine(&rows[..1], negate, true);
             }
             let mut got = [[0u8; 32]];
             super::super::point::compress(&acc, &mut got);

@@ -46,8 +46,8 @@ use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::constants::{ED25519_BASEPOINT_COMPRESSED, ED25519_BASEPOINT_POINT};
 use curve25519_dalek::Scalar;
 use point::{
-    batch_invert, compress_with_inverse, decompress, decompress_many, Addend, Affine, AffineLimbs,
-    Cached, CachedLimbs, Constants, Extended,
+    batch_invert, compress_with_inverse, decompress, decompress_many, AddendRows, Affine,
+    AffineLimbs, Cached, CachedLimbs, Constants, Extended, TwoZ,
 };
 use scalar::LaneDigits;
 use std::ops::Range;
@@ -76,6 +76,8 @@ struct Job {
 pub(crate) struct BaseTables<F: LaneField> {
     b: Box<BaseTable<F>>,
     b_2_128: Box<BaseTable<F>>,
+    /// The limbs of 2: an affine entry's 2Z.
+    two: F::Limbs,
 }
 
 /// A job on the per-unit path, its scalars halved: the lanes check
@@ -177,6 +179,7 @@ fn base_tables<F: LaneField>(c: &Constants<F>) -> BaseTables<F> {
     BaseTables {
         b: affine_multiples(c, ED25519_BASEPOINT_COMPRESSED.to_bytes()),
         b_2_128: affine_multiples(c, b_2_128.compress().to_bytes()),
+        two: F::one().add(&F::one()).lane_limbs(0),
     }
 }
 
@@ -779,8 +782,12 @@ fn entries<'t, F: LaneField, R, const N: usize>(
 pub(crate) trait LadderSteps<F: LaneField>: Copy {
     /// acc ← [16]acc (T computed, for the addition that follows).
     fn mul_by_16(self, acc: &mut Extended<F>);
-    /// acc ← acc ± the rows' entries (see [`Extended::add_assign`]).
-    fn add<A: Addend<F>>(self, acc: &mut Extended<F>, rows: &[&A::Row], negate: u8, with_t: bool);
+    /// acc ← acc ± the rows' entries, of either form (see [`Extended::add_assign`]).
+    fn add(self, acc: &mut Extended<F>, rows: &AddendRows<'_, F>, negate: u8, with_t: bool);
+    /// As [`LadderSteps::add`] for affine rows only, Z1 doubled instead of multiplied by
+    /// 2: the hot-key path's one addition, which out of line need not take cached rows
+    /// too (and gets the rows as they are, so its caller forms no [`AddendRows`]).
+    fn add_affine(self, acc: &mut Extended<F>, rows: &[&AffineLimbs<F>], negate: u8, with_t: bool);
 }
 
 /// What a double-scalar loop runs with: the backend's point steps and the base point's
@@ -809,8 +816,13 @@ impl<F: LaneField> LadderSteps<F> for InlineSteps {
     }
 
     #[inline(always)]
-    fn add<A: Addend<F>>(self, acc: &mut Extended<F>, rows: &[&A::Row], negate: u8, with_t: bool) {
-        acc.add_assign::<A>(rows, negate, with_t)
+    fn add(self, acc: &mut Extended<F>, rows: &AddendRows<'_, F>, negate: u8, with_t: bool) {
+        acc.add_assign(rows, negate, with_t, rows.two_z())
+    }
+
+    #[inline(always)]
+    fn add_affine(self, acc: &mut Extended<F>, rows: &[&AffineLimbs<F>], negate: u8, with_t: bool) {
+        acc.add_assign_affine(rows, negate, with_t)
     }
 }
 
@@ -838,10 +850,20 @@ fn sum_chunk<F: LaneField>(
             steps.mul_by_16(&mut acc);
         }
         let (rows, negate) = entries::<F, _, 64>(&k_digits, w, |i| &key_tables[i][..]);
-        steps.add::<Cached<F>>(&mut acc, &rows[..F::LANES], negate, w % 2 == 0);
+        steps.add(
+            &mut acc,
+            &AddendRows::cached(&rows[..F::LANES]),
+            negate,
+            w % 2 == 0,
+        );
         if w % 2 == 0 {
             let (rows, negate) = entries::<F, _, 32>(&s_digits, w / 2, |_| &base.b[..]);
-            steps.add::<Affine<F>>(&mut acc, &rows[..F::LANES], negate, w == 0);
+            steps.add(
+                &mut acc,
+                &AddendRows::affine(&rows[..F::LANES], &base.two),
+                negate,
+                w == 0,
+            );
         }
     }
     acc
@@ -913,14 +935,34 @@ fn half_sum_chunk<F: LaneField>(
         }
         let with_base = w < 32 && w % 2 == 0;
         let (rows, negate) = entries::<F, _, 64>(&c_digits, w, |i| &key_tables[i][..]);
-        steps.add::<Cached<F>>(&mut acc, &rows[..F::LANES], negate, true);
+        steps.add(
+            &mut acc,
+            &AddendRows::cached(&rows[..F::LANES]),
+            negate,
+            true,
+        );
         let (rows, negate) = entries::<F, _, 64>(&d_digits, w, |i| &r_tables[i][..]);
-        steps.add::<Cached<F>>(&mut acc, &rows[..F::LANES], negate, with_base);
+        steps.add(
+            &mut acc,
+            &AddendRows::cached(&rows[..F::LANES]),
+            negate,
+            with_base,
+        );
         if with_base {
             let (rows, negate) = entries::<F, _, 32>(&e_digits, w / 2, |_| &base.b[..]);
-            steps.add::<Affine<F>>(&mut acc, &rows[..F::LANES], negate, true);
+            steps.add(
+                &mut acc,
+                &AddendRows::affine(&rows[..F::LANES], &base.two),
+                negate,
+                true,
+            );
             let (rows, negate) = entries::<F, _, 32>(&e_digits, 16 + w / 2, |_| &base.b_2_128[..]);
-            steps.add::<Affine<F>>(&mut acc, &rows[..F::LANES], negate, false);
+            steps.add(
+                &mut acc,
+                &AddendRows::affine(&rows[..F::LANES], &base.two),
+                negate,
+                false,
+            );
         }
     }
     acc
@@ -1033,33 +1075,56 @@ macro_rules! ladder_steps {
             }
 
             #[inline(always)]
-            fn add<A: Addend<$field>>(
+            fn add(
                 self,
                 acc: &mut Extended<$field>,
-                rows: &[&A::Row],
+                rows: &AddendRows<'_, $field>,
                 negate: u8,
                 with_t: bool,
             ) {
                 // SAFETY: a `Steps` exists, so the CPU has the features.
-                unsafe { add_here::<A>(acc, rows, negate, with_t) }
+                unsafe { add_here(acc, rows, negate, with_t) }
+            }
+
+            #[inline(always)]
+            fn add_affine(
+                self,
+                acc: &mut Extended<$field>,
+                rows: &[&AffineLimbs<$field>],
+                negate: u8,
+                with_t: bool,
+            ) {
+                // SAFETY: a `Steps` exists, so the CPU has the features.
+                unsafe { add_affine_here(acc, rows, negate, with_t) }
             }
         }
 
         #[target_feature(enable = $features)]
         #[inline(never)]
         fn mul_by_16_here(acc: &mut Extended<$field>) {
-            acc.mul_by_16_assign()
+            acc.mul_by_16_assign_one_body()
         }
 
         #[target_feature(enable = $features)]
         #[inline(never)]
-        fn add_here<A: Addend<$field>>(
+        fn add_here(
             acc: &mut Extended<$field>,
-            rows: &[&A::Row],
+            rows: &AddendRows<'_, $field>,
             negate: u8,
             with_t: bool,
         ) {
-            acc.add_assign::<A>(rows, negate, with_t)
+            acc.add_assign(rows, negate, with_t, TwoZ::FromRows)
+        }
+
+        #[target_feature(enable = $features)]
+        #[inline(never)]
+        fn add_affine_here(
+            acc: &mut Extended<$field>,
+            rows: &[&AffineLimbs<$field>],
+            negate: u8,
+            with_t: bool,
+        ) {
+            acc.add_assign_affine(rows, negate, with_t)
         }
     };
 }
@@ -1086,6 +1151,10 @@ macro_rules! lane_backend {
                 OnceLock::new();
 
             ladder_steps!($steps, $field, $features);
+
+
+
+
 
             /// The plan this backend runs `rules` on.
             pub(crate) fn plan(rules: Rules) -> Plan {

@@ -89,20 +89,69 @@ pub(crate) struct Affine<F> {
 /// One lane's affine point, stored in a table.
 pub(crate) type AffineLimbs<F> = [<F as LaneField>::Limbs; 3];
 
-/// A point form kept in tables as one row of limbs per lane, and added from one row per
-/// lane, negated where asked (signed digits index tables of multiples).
-pub(crate) trait Addend<F: LaneField>: Sized {
-    type Row;
-    /// p ± the rows' point: lane i's from `rows[i]`, negated in the lanes of `negate`.
-    fn add_rows(p: &Extended<F>, rows: &[&Self::Row], negate: u8) -> Completed<F>;
+/// The table rows one addition reads, one per lane (negated where asked: signed digits
+/// index tables of multiples), as each lane's coordinates: cached points (Y + X, Y − X,
+/// 2Z, 2d·T), or affine ones (y + x, y − x, 2d·x·y) whose 2Z is a constant 2 (Z = 1).
+/// One form for both, so that an addition compiled out of line can take either without
+/// a branch ([`TwoZ::FromRows`]).
+pub(crate) struct AddendRows<'r, F: LaneField> {
+    y_plus_x: [&'r F::Limbs; MAX_LANES],
+    y_minus_x: [&'r F::Limbs; MAX_LANES],
+    z2: [&'r F::Limbs; MAX_LANES],
+    t2d: [&'r F::Limbs; MAX_LANES],
+    affine: bool,
 }
 
-/// Field element `k` of each lane's row.
-#[inline(always)]
-fn gather_column<F: LaneField, const N: usize>(rows: &[&[F::Limbs; N]], k: usize) -> F {
-    let refs: [&F::Limbs; super::super::field::MAX_LANES] =
-        core::array::from_fn(|i| &rows[i.min(rows.len() - 1)][k]);
-    F::from_lane_limbs(&refs[..F::LANES])
+/// How an addition forms 2·Z1·Z2.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TwoZ {
+    /// Z1 times each row's 2Z, whatever the rows' form (an affine row's is 2): one code
+    /// path for both forms. The double-scalar loop's code is as big as the instruction
+    /// cache (see [`Projective::mul_by_16_one_body`]), and a branch on the form, or a
+    /// second copy of the addition, cost more there than an affine addition's
+    /// multiplication by 2 (Zen 5).
+    FromRows,
+    /// Z1 + Z1: affine rows only.
+    Doubled,
+}
+
+impl<'r, F: LaneField> AddendRows<'r, F> {
+    /// Cached rows (a short slice repeats its last row in the spare lanes).
+    #[inline(always)]
+    pub fn cached(rows: &[&'r CachedLimbs<F>]) -> Self {
+        let row = |i: usize| rows[i.min(rows.len() - 1)];
+        AddendRows {
+            y_plus_x: core::array::from_fn(|i| &row(i)[0]),
+            y_minus_x: core::array::from_fn(|i| &row(i)[1]),
+            z2: core::array::from_fn(|i| &row(i)[2]),
+            t2d: core::array::from_fn(|i| &row(i)[3]),
+            affine: false,
+        }
+    }
+
+    /// Affine rows, with `two` the limbs of 2 (as [`AddendRows::cached`]).
+    #[inline(always)]
+    pub fn affine(rows: &[&'r AffineLimbs<F>], two: &'r F::Limbs) -> Self {
+        let row = |i: usize| rows[i.min(rows.len() - 1)];
+        AddendRows {
+            y_plus_x: core::array::from_fn(|i| &row(i)[0]),
+            y_minus_x: core::array::from_fn(|i| &row(i)[1]),
+            z2: [two; MAX_LANES],
+            t2d: core::array::from_fn(|i| &row(i)[2]),
+            affine: true,
+        }
+    }
+
+    /// The cheaper [`TwoZ`] for these rows' form (where the form is known at compile
+    /// time, the other path is not compiled).
+    #[inline(always)]
+    pub fn two_z(&self) -> TwoZ {
+        if self.affine {
+            TwoZ::Doubled
+        } else {
+            TwoZ::FromRows
+        }
+    }
 }
 
 impl<F: LaneField> Extended<F> {
@@ -160,12 +209,25 @@ impl<F: LaneField> Extended<F> {
         }
     }
 
-    /// self ← self + ±q, q lane i's entry `rows[i]`, negated in the lanes of `negate`.
-    /// T is computed only `with_t`; without it T is left stale, for a doubling (which
-    /// reads no T) to follow.
+    /// self ← self + ±q, q lane i's entry in `rows`, negated in the lanes of `negate`,
+    /// 2·Z1·Z2 formed as `two_z` says (`Doubled` only for affine rows). T is computed
+    /// only `with_t`; without it T is left stale, for a doubling (which reads no T) to
+    /// follow.
     #[inline(always)]
-    pub fn add_assign<A: Addend<F>>(&mut self, rows: &[&A::Row], negate: u8, with_t: bool) {
-        let sum = A::add_rows(self, rows, negate);
+    pub fn add_assign(&mut self, rows: &AddendRows<'_, F>, negate: u8, with_t: bool, two_z: TwoZ) {
+        debug_assert!(two_z == TwoZ::FromRows || rows.affine);
+        let column = |refs: &[&F::Limbs; MAX_LANES]| F::from_lane_limbs(&refs[..F::LANES]);
+        let sum = add_signed(
+            self,
+            negate,
+            || column(&rows.y_plus_x),
+            || column(&rows.y_minus_x),
+            || column(&rows.t2d),
+            || match two_z {
+                TwoZ::Doubled => self.z.add(&self.z),
+                TwoZ::FromRows => self.z.mul(&column(&rows.z2)),
+            },
+        );
         self.x = sum.x.mul(&sum.t);
         self.y = sum.y.mul(&sum.z);
         self.z = sum.z.mul(&sum.t);
@@ -174,10 +236,30 @@ impl<F: LaneField> Extended<F> {
         }
     }
 
+    /// [`Extended::add_assign`] of affine rows, Z1 doubled.
+    #[inline(always)]
+    pub fn add_assign_affine(&mut self, rows: &[&AffineLimbs<F>], negate: u8, with_t: bool) {
+        // Only the rows' coordinates are read: any limbs stand in for the unread 2Z.
+        let unread = F::Limbs::default();
+        self.add_assign(
+            &AddendRows::affine(rows, &unread),
+            negate,
+            with_t,
+            TwoZ::Doubled,
+        )
+    }
+
     /// self ← [16]self, reading no T.
     #[inline(always)]
     pub fn mul_by_16_assign(&mut self) {
         *self = self.to_projective().mul_by_16();
+    }
+
+    /// As [`Extended::mul_by_16_assign`], in one loop body
+    /// ([`Projective::mul_by_16_one_body`]).
+    #[inline(always)]
+    pub fn mul_by_16_assign_one_body(&mut self) {
+        *self = self.to_projective().mul_by_16_one_body();
     }
 
     /// Lanes where [8]self is the identity, i.e. self has small order.
@@ -201,6 +283,31 @@ impl<F: LaneField> Projective<F> {
             p = p.double().to_projective();
         }
         p.double().to_extended()
+    }
+
+    /// [`Projective::mul_by_16`] as one loop body: four identical projective doublings,
+    /// then T from the last one's completed point, the same 13 multiplications. For a
+    /// copy compiled out of line, where code size is what matters: the double-scalar
+    /// loop's point steps are AVX-512 code the size of the instruction cache, and with
+    /// the two bodies of `mul_by_16` the IFMA loop missed it in some binaries' layouts
+    /// and ran up to 2.5× slower (docs/results.md). Inlined into the AVX2 loop, the
+    /// two bodies measured ~3 % faster.
+    #[inline(always)]
+    pub fn mul_by_16_one_body(&self) -> Extended<F> {
+        let mut p = *self;
+        let (mut x, mut y) = (p.x, p.y);
+        for _ in 0..4 {
+            let c = p.double();
+            (x, y) = (c.x, c.y);
+            p = c.to_projective();
+        }
+        let Projective { x: px, y: py, z } = p;
+        Extended {
+            x: px,
+            y: py,
+            z,
+            t: x.mul(&y),
+        }
     }
 
     /// [2]self: 4 squarings (HWCD "dbl-2008-hwcd").
@@ -269,17 +376,6 @@ impl<F: LaneField> Cached<F> {
     }
 }
 
-impl<F: LaneField> Addend<F> for Cached<F> {
-    type Row = CachedLimbs<F>;
-
-    #[inline(always)]
-    fn add_rows(p: &Extended<F>, rows: &[&Self::Row], negate: u8) -> Completed<F> {
-        let zz2 = || p.z.mul(&gather_column(rows, 2));
-        let column = |k| move || gather_column(rows, k);
-        add_signed(p, negate, column(0), column(1), column(3), zz2)
-    }
-}
-
 impl<F: LaneField> Affine<F> {
     /// Every lane as stored limbs (each coordinate transposed once).
     #[inline(always)]
@@ -298,17 +394,6 @@ impl<F: LaneField> Affine<F> {
             y_minus_x: y.sub(&x),
             xy2d: x.mul(&y).mul(&c.d2),
         }
-    }
-}
-
-impl<F: LaneField> Addend<F> for Affine<F> {
-    type Row = AffineLimbs<F>;
-
-    #[inline(always)]
-    fn add_rows(p: &Extended<F>, rows: &[&Self::Row], negate: u8) -> Completed<F> {
-        let zz2 = || p.z.add(&p.z);
-        let column = |k| move || gather_column(rows, k);
-        add_signed(p, negate, column(0), column(1), column(2), zz2)
     }
 }
 
