@@ -21,6 +21,8 @@ use std::sync::OnceLock;
 #[non_exhaustive]
 pub enum Feature {
     Avx2,
+    /// Fused multiply-add on f64 (the half-size scalars' walk steps).
+    Fma,
     Avx512F,
     Avx512Bw,
     Avx512Dq,
@@ -29,8 +31,9 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order reports list them.
-    pub const ALL: [Feature; 5] = [
+    pub const ALL: [Feature; 6] = [
         Feature::Avx2,
+        Feature::Fma,
         Feature::Avx512F,
         Feature::Avx512Bw,
         Feature::Avx512Dq,
@@ -41,6 +44,7 @@ impl Feature {
     pub fn name(self) -> &'static str {
         match self {
             Feature::Avx2 => "avx2",
+            Feature::Fma => "fma",
             Feature::Avx512F => "avx512f",
             Feature::Avx512Bw => "avx512bw",
             Feature::Avx512Dq => "avx512dq",
@@ -56,6 +60,7 @@ impl Feature {
     fn is_detected(self) -> bool {
         match self {
             Feature::Avx2 => is_x86_feature_detected!("avx2"),
+            Feature::Fma => is_x86_feature_detected!("fma"),
             Feature::Avx512F => is_x86_feature_detected!("avx512f"),
             Feature::Avx512Bw => is_x86_feature_detected!("avx512bw"),
             Feature::Avx512Dq => is_x86_feature_detected!("avx512dq"),

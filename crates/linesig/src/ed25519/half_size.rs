@@ -45,6 +45,8 @@
 //! step can cost speed but never a verdict; a failure, which the
 //! tests never see, falls back to (c, d) = (k, 1), the full-size equation.
 
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::Feature;
 use curve25519_dalek::Scalar;
 use num_bigint::{BigInt, BigUint, Sign};
 
@@ -87,17 +89,21 @@ const WALK_LANES: usize = 16;
 pub(crate) fn halve_all(scalars: &[(Scalar, Scalar)], out: &mut Vec<HalfScalars>) {
     #[cfg(target_arch = "x86_64")]
     {
-        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
+        if crate::cpu::has_all(AVX512_FEATURES) {
             // SAFETY: the CPU has the function's target features (just checked).
             return unsafe { halve_all_avx512(scalars, out) };
         }
-        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+        if crate::cpu::has_all(AVX2_FEATURES) {
             // SAFETY: as above.
             return unsafe { halve_all_avx2(scalars, out) };
         }
     }
     halve_all_in_lanes(scalars, out, lehmer_matrices)
 }
+
+/// What `halve_all_avx512`'s target-feature string enables, for `crate::cpu`.
+#[cfg(target_arch = "x86_64")]
+const AVX512_FEATURES: &[Feature] = &[Feature::Avx512F, Feature::Fma];
 
 /// [`halve_all_in_lanes`] with the lockstep steps on AVX-512 vectors of eight f64.
 #[cfg(target_arch = "x86_64")]
@@ -106,6 +112,10 @@ fn halve_all_avx512(scalars: &[(Scalar, Scalar)], out: &mut Vec<HalfScalars>) {
     // The closure inherits this function's target features, so the call is safe.
     halve_all_in_lanes(scalars, out, |w| lehmer_matrices_avx512(w))
 }
+
+/// What `halve_all_avx2`'s target-feature string enables, for `crate::cpu`.
+#[cfg(target_arch = "x86_64")]
+const AVX2_FEATURES: &[Feature] = &[Feature::Avx2, Feature::Fma];
 
 /// [`halve_all_in_lanes`] with the lockstep steps on AVX2 vectors of four f64.
 #[cfg(target_arch = "x86_64")]
@@ -788,7 +798,7 @@ mod tests {
         assert_eq!(dispatched, portable);
 
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx512f") {
+        if crate::cpu::has_all(&[Feature::Avx512F]) {
             for _ in 0..2_000 {
                 let words: [LeadingWords; WALK_LANES] = core::array::from_fn(|_| {
                     let u = (1u64 << 51) | rng.next_u64() >> 13;

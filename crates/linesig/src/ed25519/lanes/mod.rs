@@ -1152,10 +1152,6 @@ macro_rules! lane_backend {
 
             ladder_steps!($steps, $field, $features);
 
-
-
-
-
             /// The plan this backend runs `rules` on.
             pub(crate) fn plan(rules: Rules) -> Plan {
                 let plan: fn(Rules) -> Plan = $plan;
