@@ -10,7 +10,7 @@ use rug::ops::RemRounding;
 use rug::Integer;
 
 use super::fixed_base::{FixedBaseTable, DEFAULT_WINDOW};
-use super::montgomery::{FixedBase52, Lanes, Modulus52, LANES};
+use super::montgomery::{FixedBase52, Lanes, Modulus52, Secrecy, LANES};
 use super::{random_below, random_nonzero_below, Error, Mode, MIN_KEY_BITS};
 
 /// Miller–Rabin rounds after GMP's own trial division and BPSW test: the probability that
@@ -227,7 +227,7 @@ impl PublicKey {
                 };
                 let r: [Integer; LANES] =
                     core::array::from_fn(|_| random_nonzero_below(&self.n, rng));
-                Ok(lanes.power(modulus, &r, &self.n))
+                Ok(lanes.power(modulus, &r, &self.n, Secrecy::Public))
             }
             Mode::Djn => {
                 let (table, alpha_bits) = self.djn_table()?;
@@ -438,7 +438,7 @@ impl PrivateKey {
         let half = |x: &Integer, modulus: &Modulus52| {
             let reduced: [Integer; LANES] =
                 core::array::from_fn(|i| Integer::from(&ciphertexts[i] % modulus.modulus()));
-            lanes.power(modulus, &reduced, &Integer::from(x - 1u32))
+            lanes.power(modulus, &reduced, &Integer::from(x - 1u32), Secrecy::Secret)
         };
         let cp = half(&self.p, mod_p);
         let cq = half(&self.q, mod_q);

@@ -9,7 +9,7 @@
 //! `with_lanes!` dispatch in `mod.rs`), which asserts [`supported`] first, and the
 //! kernels assert it again; so the intrinsics only execute on CPUs that have them.
 
-use super::{FixedBase52, Lanes52, Modulus52, LANES};
+use super::{CommonExponent, FixedBase52, Lanes52, Modulus52, LANES};
 use core::arch::x86_64::*;
 use linesig::cpu::{Feature, Isa};
 
@@ -98,23 +98,21 @@ impl Lanes52 for Ifma {
     fn power_common(
         modulus: &Modulus52,
         bases: &[Self],
-        digits: &[u32],
-        window: u32,
+        exponent: &CommonExponent,
         out: &mut [Self],
     ) {
         #[target_feature(enable = "avx512f,avx512ifma")]
         fn kernel(
             modulus: &Modulus52,
             bases: &[Ifma],
-            digits: &[u32],
-            window: u32,
+            exponent: &CommonExponent,
             out: &mut [Ifma],
         ) {
-            super::power_common_lanes(modulus, bases, digits, window, out)
+            super::power_common_lanes(modulus, bases, exponent, out)
         }
         assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
         // SAFETY: the CPU has the features, asserted just above.
-        unsafe { kernel(modulus, bases, digits, window, out) }
+        unsafe { kernel(modulus, bases, exponent, out) }
     }
 
     fn power_fixed_base(table: &FixedBase52, digits: &[[u32; LANES]], out: &mut [Self]) {
