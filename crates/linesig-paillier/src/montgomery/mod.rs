@@ -539,58 +539,56 @@ pub(crate) fn power_common_lanes<L: Lanes52>(
     let mut acc = padded_zero(limbs);
     let mut scratch = padded_zero(limbs);
     let mut selected = padded_zero(limbs);
-    acc.copy_from_slice(table_entry(
-        &table,
-        stride,
-        digits[0],
-        secrecy,
-        &mut selected,
-    ));
+    // For a secret exponent, the table again limb-major (limb k of every entry in
+    // turn), the order in which the scan reads it.
+    let by_limb: Vec<L> = match secrecy {
+        Secrecy::Public => Vec::new(),
+        Secrecy::Secret => (0..limbs)
+            .flat_map(|k| (0..entries).map(move |d| (d, k)))
+            .map(|(d, k)| table[d * stride + PAD + k])
+            .collect(),
+    };
+    let first = digits[0] as usize * stride;
+    match secrecy {
+        Secrecy::Public => acc.copy_from_slice(&table[first..first + stride]),
+        Secrecy::Secret => select_entry(&by_limb, entries, digits[0], &mut acc[PAD..PAD + limbs]),
+    }
     for &digit in &digits[1..] {
         for _ in 0..window {
             montgomery_product::<L, true>(&n, n_prime, &acc, &acc, &mut quotient, &mut scratch);
             core::mem::swap(&mut acc, &mut scratch);
         }
-        let entry = table_entry(&table, stride, digit, secrecy, &mut selected);
+        let entry = match secrecy {
+            Secrecy::Public => &table[digit as usize * stride..][..stride],
+            Secrecy::Secret => {
+                select_entry(&by_limb, entries, digit, &mut selected[PAD..PAD + limbs]);
+                &selected[..]
+            }
+        };
         montgomery_product::<L, false>(&n, n_prime, &acc, entry, &mut quotient, &mut scratch);
         core::mem::swap(&mut acc, &mut scratch);
     }
     from_montgomery(&n, n_prime, &acc, &mut quotient, out);
 }
 
-/// Table entry `digit` (padded entries of `stride` vectors): read in place for a public
-/// exponent, selected into `selected` by a full scan for a secret one.
+/// out = entry `digit` of a limb-major table (limb k of every entry, then limb k + 1),
+/// reading every entry and keeping one by mask, so that neither an address nor a branch
+/// depends on the (secret) digit.
 #[inline(always)]
-fn table_entry<'a, L: Lanes52>(
-    table: &'a [L],
-    stride: usize,
-    digit: u32,
-    secrecy: Secrecy,
-    selected: &'a mut [L],
-) -> &'a [L] {
-    match secrecy {
-        Secrecy::Public => &table[digit as usize * stride..][..stride],
-        Secrecy::Secret => {
-            select_entry(table, stride, digit, selected);
-            selected
-        }
-    }
-}
-
-/// out = table entry `digit` (padded entries of `stride` vectors), reading every entry
-/// and keeping one by mask, so that neither an address nor a branch depends on the
-/// (secret) digit. Limb by limb, so that the selection stays in a register; the pads
-/// are zero in every entry and stay zero in `out`.
-#[inline(always)]
-fn select_entry<L: Lanes52>(table: &[L], stride: usize, digit: u32, out: &mut [L]) {
-    let keep: Vec<L> = (0..table.len() / stride)
+fn select_entry<L: Lanes52>(by_limb: &[L], entries: usize, digit: u32, out: &mut [L]) {
+    let keep: Vec<L> = (0..entries)
         .map(|d| L::splat(u64::from(d as u32 == digit).wrapping_neg()))
         .collect();
-    for (k, o) in out[PAD..stride - PAD].iter_mut().enumerate() {
-        let entries = table[PAD + k..].iter().step_by(stride);
-        *o = entries
-            .zip(&keep)
-            .fold(L::zero(), |selected, (&e, &mask)| selected.or(e.and(mask)));
+    // Two chains of ORs, so that the loads, not the chain, set the pace (a table has
+    // 2^window ≥ 2 entries).
+    debug_assert!(entries.is_power_of_two() && entries >= 2);
+    for (o, limb) in out.iter_mut().zip(by_limb.chunks_exact(entries)) {
+        let (mut even, mut odd) = (L::zero(), L::zero());
+        for (pair, masks) in limb.chunks_exact(2).zip(keep.chunks_exact(2)) {
+            even = even.or(pair[0].and(masks[0]));
+            odd = odd.or(pair[1].and(masks[1]));
+        }
+        *o = even.or(odd);
     }
 }
 
