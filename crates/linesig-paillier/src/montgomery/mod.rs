@@ -35,17 +35,19 @@
 //! end. On a Zen 5 core this took a 40-limb square from 1.0 to 0.68 µs (1.2 to 1.75
 //! IFMA per cycle, of 2).
 //!
-//! **Exponentiation** ([`power_common_lanes`]) is a fixed-window ladder with one
-//! exponent for all lanes (n for encryption; p − 1, q − 1 for decryption), so the
-//! schedule is the exponent's public length: `window` squarings and one product per
-//! digit, a product even for digit 0. A secret exponent's table reads scan the whole
-//! table with masks ([`Secrecy::Secret`]): no branch and no address depends on its bits;
-//! that is what makes decryption's exponentiations constant-time in the secret factors
-//! (GMP's `mpz_powm`, used for tails and single calls, is not). Encryption's exponent n
-//! is public, so its digits read their entries in place: a 2048-bit key's 64-entry
-//! table mod n² is 340 KB, and scanning it per digit cost a tenth of the time. [`power_fixed_base_lanes`] (DJN) reads one
-//! entry per lane by its own digit of α: fast, but its addresses depend on α, so it is
-//! *not* constant-time; neither is the GMP table it replaces.
+//! **Exponentiation** ([`power_common_lanes`]) is a window ladder with one exponent for
+//! all lanes (n for encryption; p − 1, q − 1 for decryption), in one of two schedules
+//! ([`Secrecy`]). A secret exponent gets fixed windows: its schedule is its public
+//! length, `window` squarings and one product per digit, a product even for digit 0,
+//! and every table read scans the whole table with masks, so no branch and no address
+//! depends on its bits; that is what makes decryption's exponentiations constant-time in
+//! the secret factors (GMP's `mpz_powm`, used for tails and single calls, is not).
+//! Encryption's exponent n is public, so it gets sliding windows over a table of odd
+//! powers, each entry read in place: for a 2048-bit n about 320 products (256 windows
+//! of up to 7 bits, 64 odd powers) instead of 405 (341 digits of 6 bits, 64 powers), and
+//! no scan of a 340 KB table per digit, which had cost a tenth of the time. [`power_fixed_base_lanes`] (DJN) reads one entry per lane by its
+//! own digit of α: fast, but its addresses depend on α, so it is *not* constant-time;
+//! neither is the GMP table it replaces.
 
 pub(crate) mod portable;
 
@@ -194,55 +196,131 @@ impl Modulus52 {
     }
 }
 
-/// Whether an exponent is a secret, which decides how the ladder reads its table.
+/// Whether an exponent is a secret, which decides the ladder's schedule and how it reads
+/// its table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Secrecy {
-    /// Public (encryption's n): each digit reads its table entry directly.
+    /// Public (encryption's n): sliding windows over odd powers, each entry read in
+    /// place; the schedule follows the exponent's bits, which are no secret.
     Public,
-    /// Secret (decryption's p − 1 and q − 1): each digit scans the whole table and keeps
-    /// its entry by mask, so that no address depends on the exponent.
+    /// Secret (decryption's p − 1 and q − 1): fixed windows, a product for every digit
+    /// (zero included), and each read scans the whole table and keeps its entry by mask,
+    /// so that neither a branch nor an address depends on the exponent.
     Secret,
 }
 
-/// An exponent shared by all lanes, as the fixed-window ladder reads it.
+/// One step of a ladder: `squarings` squarings, then a product by table entry `entry`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LadderStep {
+    squarings: u32,
+    entry: u32,
+}
+
+/// An exponent shared by all lanes, as the ladder runs it: the table, then `steps` (the
+/// first starts from its entry, without squarings), then `trailing` squarings.
 #[derive(Clone, Debug)]
 pub(crate) struct CommonExponent {
-    /// Bits per digit.
+    /// Bits per window.
     window: u32,
-    /// The exponent's `window`-bit digits, most significant first; at least one.
-    digits: Vec<u32>,
     secrecy: Secrecy,
+    steps: Vec<LadderStep>,
+    trailing: u32,
 }
 
 impl CommonExponent {
     /// `exponent` (≥ 0) for a `limbs`-limb modulus, with the window of [`common_window`].
     pub(crate) fn new(exponent: &Integer, limbs: usize, secrecy: Secrecy) -> Self {
         let window = common_window(exponent.significant_bits(), limbs, secrecy);
+        let (steps, trailing) = match secrecy {
+            Secrecy::Secret => (fixed_window_steps(exponent, window), 0),
+            Secrecy::Public => sliding_window_steps(exponent, window),
+        };
         CommonExponent {
             window,
-            digits: window_digits(exponent, window),
             secrecy,
+            steps,
+            trailing,
+        }
+    }
+
+    /// Entries of the ladder's table: base^d for every d < 2^window (fixed windows), or
+    /// the odd powers base^(2i+1), i < 2^(window−1) (sliding windows).
+    fn table_entries(&self) -> usize {
+        match self.secrecy {
+            Secrecy::Secret => 1 << self.window,
+            Secrecy::Public => 1 << (self.window - 1),
         }
     }
 }
 
-/// The window of a fixed-window ladder for an exponent of `bits` bits mod a `limbs`-limb
-/// modulus: the one with the least work besides the squarings (the same for all): per
-/// digit a product (≈ 4·limbs² IFMA) and, for a secret exponent, a scan of the
-/// 2^w-entry table (2^w·limbs loads), plus 2^w products to build the table. Capped at 6
-/// (64 entries).
+/// The window that leaves the least work besides the squarings (the same for all), for
+/// an exponent of `bits` bits mod a `limbs`-limb modulus, counting a product as 4·limbs
+/// (IFMA per limb) and a scanned table vector as 1. Fixed windows (secret exponents): a
+/// product and a scan of 2^w entries per digit, plus 2^w products to build the table;
+/// capped at 6. Sliding windows (public): a product per bits/(w + 1) bits on average,
+/// plus 2^(w−1) to build the table; capped at 7.
 pub(crate) fn common_window(bits: u32, limbs: usize, secrecy: Secrecy) -> u32 {
-    let limbs = limbs as u64;
-    (1..=6u32)
-        .min_by_key(|&w| {
+    let product = 4 * limbs as u64;
+    let cost = |w: u32| match secrecy {
+        Secrecy::Secret => {
             let entries = 1u64 << w;
-            let scan = match secrecy {
-                Secrecy::Public => 0,
-                Secrecy::Secret => entries,
-            };
-            u64::from(bits.div_ceil(w)) * (4 * limbs + scan) + entries * 4 * limbs
-        })
+            u64::from(bits.div_ceil(w)) * (product + entries) + entries * product
+        }
+        Secrecy::Public => (u64::from(bits / (w + 1)) + (1 << (w - 1))) * product,
+    };
+    let widest = match secrecy {
+        Secrecy::Secret => 6,
+        Secrecy::Public => 7,
+    };
+    (1..=widest)
+        .min_by_key(|&w| cost(w))
         .expect("non-empty range")
+}
+
+/// Fixed windows: the first digit's entry, then `window` squarings and a product for
+/// every further digit, zero included.
+fn fixed_window_steps(exponent: &Integer, window: u32) -> Vec<LadderStep> {
+    window_digits(exponent, window)
+        .into_iter()
+        .enumerate()
+        .map(|(i, digit)| LadderStep {
+            squarings: if i == 0 { 0 } else { window },
+            entry: digit,
+        })
+        .collect()
+}
+
+/// Sliding windows, most significant bit first: each window starts at a set bit, spans
+/// at most `window` bits and ends at a set bit, so its value is odd (entry (value − 1)/2);
+/// zero bits between windows are squarings. Returns the steps and the squarings after
+/// the last window (no steps for exponent 0).
+fn sliding_window_steps(exponent: &Integer, window: u32) -> (Vec<LadderStep>, u32) {
+    let words = exponent.to_digits::<u64>(Order::Lsf);
+    let bit = |i: u32| bits_at(&words, i, 1) == 1;
+    let mut steps = Vec::new();
+    let mut pending = 0;
+    let mut top = exponent.significant_bits();
+    while top > 0 {
+        let high = top - 1;
+        if !bit(high) {
+            pending += 1;
+            top -= 1;
+            continue;
+        }
+        let mut low = (high + 1).saturating_sub(window);
+        while !bit(low) {
+            low += 1;
+        }
+        let width = high - low + 1;
+        let value = bits_at(&words, low, width) as u32;
+        steps.push(LadderStep {
+            squarings: if steps.is_empty() { 0 } else { pending + width },
+            entry: (value - 1) / 2,
+        });
+        pending = 0;
+        top = low;
+    }
+    (steps, pending)
 }
 
 /// The exponent's `window`-bit digits, most significant first; at least one.
@@ -490,8 +568,8 @@ fn splat_limbs<L: Lanes52>(limbs: &[u64]) -> Vec<L> {
     out
 }
 
-/// The fixed-window ladder of the module note: out_i = bases_i^e mod N in [0, N) for
-/// bases in [0, N), where `digits` are e's `window`-bit digits, most significant first.
+/// The ladder of the module note: out_i = bases_i^e mod N in [0, N) for bases in
+/// [0, N), e's schedule and table reads as its [`Secrecy`] asks.
 #[inline(always)]
 pub(crate) fn power_common_lanes<L: Lanes52>(
     modulus: &Modulus52,
@@ -499,76 +577,116 @@ pub(crate) fn power_common_lanes<L: Lanes52>(
     exponent: &CommonExponent,
     out: &mut [L],
 ) {
-    let CommonExponent {
-        window,
-        ref digits,
-        secrecy,
-    } = *exponent;
     let limbs = modulus.limbs;
     let stride = limbs + 2 * PAD;
     let n = splat_limbs::<L>(&modulus.n);
     let n_prime = L::splat(modulus.n_prime);
     let mut quotient = padded_zero(limbs);
-    // table[d] = bases^d · R mod N for d < 2^window, entry-major, each entry padded.
-    let entries = 1usize << window;
-    let mut table = vec![L::zero(); entries * stride];
-    table[..stride].copy_from_slice(&splat_limbs(&modulus.r));
+    let one = splat_limbs::<L>(&modulus.r);
+    let mut base = padded_zero(limbs);
     {
         let r_squared = splat_limbs::<L>(&modulus.r_squared);
-        let (_, rest) = table.split_at_mut(stride);
-        montgomery_product::<L, false>(
-            &n,
-            n_prime,
-            bases,
-            &r_squared,
-            &mut quotient,
-            &mut rest[..stride],
-        );
+        montgomery_product::<L, false>(&n, n_prime, bases, &r_squared, &mut quotient, &mut base);
     }
-    for d in 2..entries {
+    // The table, entry-major, each entry padded, in the Montgomery domain (·R mod N):
+    // base^d for d < 2^window (secret), or base^(2i+1) for i < 2^(window−1) (public).
+    let entries = exponent.table_entries();
+    let mut table = vec![L::zero(); entries * stride];
+    // Each entry past the given ones is the one before times `ratio`.
+    let (given, ratio) = match exponent.secrecy {
+        Secrecy::Secret => {
+            table[..stride].copy_from_slice(&one);
+            if entries > 1 {
+                table[stride..2 * stride].copy_from_slice(&base);
+            }
+            (2, base)
+        }
+        Secrecy::Public => {
+            table[..stride].copy_from_slice(&base);
+            let mut square = padded_zero(limbs);
+            montgomery_product::<L, true>(&n, n_prime, &base, &base, &mut quotient, &mut square);
+            (1, square)
+        }
+    };
+    for d in given..entries {
         let (done, rest) = table.split_at_mut(d * stride);
         montgomery_product::<L, false>(
             &n,
             n_prime,
             &done[(d - 1) * stride..],
-            &done[stride..2 * stride],
+            &ratio,
             &mut quotient,
             &mut rest[..stride],
         );
     }
-    let mut acc = padded_zero(limbs);
-    let mut scratch = padded_zero(limbs);
-    let mut selected = padded_zero(limbs);
     // For a secret exponent, the table again limb-major (limb k of every entry in
     // turn), the order in which the scan reads it.
-    let by_limb: Vec<L> = match secrecy {
+    let by_limb: Vec<L> = match exponent.secrecy {
         Secrecy::Public => Vec::new(),
         Secrecy::Secret => (0..limbs)
             .flat_map(|k| (0..entries).map(move |d| (d, k)))
             .map(|(d, k)| table[d * stride + PAD + k])
             .collect(),
     };
-    let first = digits[0] as usize * stride;
-    match secrecy {
-        Secrecy::Public => acc.copy_from_slice(&table[first..first + stride]),
-        Secrecy::Secret => select_entry(&by_limb, entries, digits[0], &mut acc[PAD..PAD + limbs]),
+    let tables = LadderTable {
+        secrecy: exponent.secrecy,
+        entries,
+        stride,
+        table: &table,
+        by_limb: &by_limb,
+    };
+    let mut selected = padded_zero(limbs);
+    let mut acc = padded_zero(limbs);
+    let mut scratch = padded_zero(limbs);
+    let mut steps = exponent.steps.iter();
+    match steps.next() {
+        Some(first) => acc.copy_from_slice(tables.read(first.entry, &mut selected)),
+        None => acc.copy_from_slice(&one),
     }
-    for &digit in &digits[1..] {
-        for _ in 0..window {
+    for step in steps {
+        for _ in 0..step.squarings {
             montgomery_product::<L, true>(&n, n_prime, &acc, &acc, &mut quotient, &mut scratch);
             core::mem::swap(&mut acc, &mut scratch);
         }
-        let entry = match secrecy {
-            Secrecy::Public => &table[digit as usize * stride..][..stride],
-            Secrecy::Secret => {
-                select_entry(&by_limb, entries, digit, &mut selected[PAD..PAD + limbs]);
-                &selected[..]
-            }
-        };
-        montgomery_product::<L, false>(&n, n_prime, &acc, entry, &mut quotient, &mut scratch);
+        let operand = tables.read(step.entry, &mut selected);
+        montgomery_product::<L, false>(&n, n_prime, &acc, operand, &mut quotient, &mut scratch);
+        core::mem::swap(&mut acc, &mut scratch);
+    }
+    for _ in 0..exponent.trailing {
+        montgomery_product::<L, true>(&n, n_prime, &acc, &acc, &mut quotient, &mut scratch);
         core::mem::swap(&mut acc, &mut scratch);
     }
     from_montgomery(&n, n_prime, &acc, &mut quotient, out);
+}
+
+/// A ladder's table as its reads see it: entry-major (`stride` vectors per padded
+/// entry), and for a secret exponent also limb-major (`by_limb`) for the scan.
+struct LadderTable<'a, L> {
+    secrecy: Secrecy,
+    entries: usize,
+    stride: usize,
+    table: &'a [L],
+    by_limb: &'a [L],
+}
+
+impl<'a, L: Lanes52> LadderTable<'a, L> {
+    /// Entry `index`: in place (public), or by the masked scan into `selected` (secret).
+    /// (A function, not a closure: a closure the compiler keeps out of line would not
+    /// have the kernel's target features, and every lane operation would become a call.)
+    #[inline(always)]
+    fn read<'b>(&self, index: u32, selected: &'b mut [L]) -> &'b [L]
+    where
+        'a: 'b,
+    {
+        match self.secrecy {
+            Secrecy::Public => &self.table[index as usize * self.stride..][..self.stride],
+            Secrecy::Secret => {
+                let limbs = PAD..self.stride - PAD;
+                select_entry(self.by_limb, self.entries, index, &mut selected[limbs]);
+                selected
+            }
+        }
+    }
 }
 
 /// out = entry `digit` of a limb-major table (limb k of every entry, then limb k + 1),
@@ -1020,16 +1138,33 @@ mod tests {
         assert!(Modulus52::new(&too_wide).is_none());
     }
 
+    /// Both ladders' steps rebuild the exponent: fixed windows digit by digit, sliding
+    /// windows from odd entries (2·entry + 1) and the squarings between them.
     #[test]
-    fn window_digits_rebuild_the_exponent() {
+    fn ladder_steps_rebuild_the_exponent() {
         let mut rng = ChaCha20Rng::seed_from_u64(5);
-        for bits in [0, 1, 5, 63, 64, 65, 1023, 2048] {
-            let e = random_bits(bits, &mut rng);
-            let w = common_window(bits, 40, Secrecy::Secret);
-            let rebuilt = window_digits(&e, w)
-                .iter()
-                .fold(Integer::new(), |acc, &d| (acc << w) + d);
-            assert_eq!(rebuilt, e, "{bits} bits, window {w}");
+        let mut exponents: Vec<Integer> = [0u32, 1, 2, 3, 5, 64, 65, 1023, 2048]
+            .iter()
+            .map(|&bits| random_bits(bits, &mut rng))
+            .collect();
+        exponents.extend([0u32, 1, 2, 128].map(Integer::from));
+        exponents.push((Integer::from(1) << 300u32) + 1u32);
+        exponents.push((Integer::from(1) << 200u32) - 1u32);
+        for e in &exponents {
+            for secrecy in [Secrecy::Public, Secrecy::Secret] {
+                let ladder = CommonExponent::new(e, 40, secrecy);
+                let mut rebuilt = Integer::new();
+                for step in &ladder.steps {
+                    let value = match secrecy {
+                        Secrecy::Secret => step.entry,
+                        Secrecy::Public => 2 * step.entry + 1,
+                    };
+                    assert!((step.entry as usize) < ladder.table_entries());
+                    rebuilt = (rebuilt << step.squarings) + value;
+                }
+                rebuilt <<= ladder.trailing;
+                assert_eq!(rebuilt, *e, "{secrecy:?}, window {}", ladder.window);
+            }
         }
     }
 }
