@@ -98,7 +98,9 @@ pub(crate) trait Lanes52: Copy {
 
     /// The kernels: the generic code below, which SIMD backends override to run inside
     /// a function compiled with their target features (LLVM only inlines intrinsics into
-    /// such a function).
+    /// such a function; for the same reason no loop of the generic code sits in a
+    /// closure, which the compiler may compile out of line without those features).
+    /// Values in and out are padded ([`padded_zero`]).
     fn power_common(
         modulus: &Modulus52,
         bases: &[Self],
@@ -694,9 +696,10 @@ impl<'a, L: Lanes52> LadderTable<'a, L> {
 /// depends on the (secret) digit.
 #[inline(always)]
 fn select_entry<L: Lanes52>(by_limb: &[L], entries: usize, digit: u32, out: &mut [L]) {
-    let keep: Vec<L> = (0..entries)
-        .map(|d| L::splat(u64::from(d as u32 == digit).wrapping_neg()))
-        .collect();
+    let mut keep = vec![L::zero(); entries];
+    for (d, mask) in keep.iter_mut().enumerate() {
+        *mask = L::splat(u64::from(d as u32 == digit).wrapping_neg());
+    }
     // Two chains of ORs, so that the loads, not the chain, set the pace (a table has
     // 2^window ≥ 2 entries).
     debug_assert!(entries.is_power_of_two() && entries >= 2);
