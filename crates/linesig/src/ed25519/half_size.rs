@@ -45,21 +45,14 @@
 //! step can cost speed but never a verdict; a failure, which the
 //! tests never see, falls back to (c, d) = (k, 1), the full-size equation.
 
+use super::scalar_mod_l::{
+    at_least, bytes, is_negative, limbs, mul_mod_l, neg_mod_l, negate, reduce_once, sub, L, U256,
+};
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::Feature;
+#[cfg(test)]
 use curve25519_dalek::Scalar;
 use num_bigint::{BigInt, BigUint, Sign};
-
-/// 256-bit integers, little-endian 64-bit limbs; signed ones in two's complement.
-type U256 = [u64; 4];
-
-/// L = 2^252 + 27742317777372353535851937790883648493.
-const L: U256 = [
-    0x5812_631a_5cf5_d3ed,
-    0x14de_f9de_a2f7_9cd6,
-    0,
-    0x1000_0000_0000_0000,
-];
 
 /// 8L (< 2^256), the order of the curve group.
 const EIGHT_L: U256 = [
@@ -86,7 +79,8 @@ pub(crate) struct HalfScalars {
 const WALK_LANES: usize = 16;
 
 /// The half-size scalars for each (k, s) of `scalars` (both < L), into `out`.
-pub(crate) fn halve_all(scalars: &[(Scalar, Scalar)], out: &mut Vec<HalfScalars>) {
+/// Each pair is (k, S), canonical little-endian bytes.
+pub(crate) fn halve_all(scalars: &[([u8; 32], [u8; 32])], out: &mut Vec<HalfScalars>) {
     #[cfg(target_arch = "x86_64")]
     {
         if crate::cpu::has_all(AVX512_FEATURES) {
@@ -108,7 +102,7 @@ const AVX512_FEATURES: &[Feature] = &[Feature::Avx512F, Feature::Fma];
 /// [`halve_all_in_lanes`] with the lockstep steps on AVX-512 vectors of eight f64.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
-fn halve_all_avx512(scalars: &[(Scalar, Scalar)], out: &mut Vec<HalfScalars>) {
+fn halve_all_avx512(scalars: &[([u8; 32], [u8; 32])], out: &mut Vec<HalfScalars>) {
     // The closure inherits this function's target features, so the call is safe.
     halve_all_in_lanes(scalars, out, |w| lehmer_matrices_avx512(w))
 }
@@ -120,7 +114,7 @@ const AVX2_FEATURES: &[Feature] = &[Feature::Avx2, Feature::Fma];
 /// [`halve_all_in_lanes`] with the lockstep steps on AVX2 vectors of four f64.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn halve_all_avx2(scalars: &[(Scalar, Scalar)], out: &mut Vec<HalfScalars>) {
+fn halve_all_avx2(scalars: &[([u8; 32], [u8; 32])], out: &mut Vec<HalfScalars>) {
     halve_all_in_lanes(scalars, out, lehmer_matrices)
 }
 
@@ -128,13 +122,13 @@ fn halve_all_avx2(scalars: &[(Scalar, Scalar)], out: &mut Vec<HalfScalars>) {
 /// their single-precision steps on `steps` ([`lehmer_matrices`] or a vector form of it).
 #[inline(always)]
 fn halve_all_in_lanes(
-    scalars: &[(Scalar, Scalar)],
+    scalars: &[([u8; 32], [u8; 32])],
     out: &mut Vec<HalfScalars>,
     steps: impl Fn(&[LeadingWords; WALK_LANES]) -> [[i64; 4]; WALK_LANES],
 ) {
     for group in scalars.chunks(WALK_LANES) {
         let ks: [U256; WALK_LANES] =
-            core::array::from_fn(|i| limbs(group[i.min(group.len() - 1)].0.as_bytes()));
+            core::array::from_fn(|i| limbs(&group[i.min(group.len() - 1)].0));
         let pairs = reduce_lanes(&ks, &steps);
         for (((k, s), k_limbs), pair) in group.iter().zip(&ks).zip(pairs) {
             out.push(finish(k, s, k_limbs, pair));
@@ -146,12 +140,12 @@ fn halve_all_in_lanes(
 #[cfg(test)]
 fn halve(k: &Scalar, s: &Scalar) -> HalfScalars {
     let mut out = Vec::with_capacity(1);
-    halve_all(&[(*k, *s)], &mut out);
+    halve_all(&[(k.to_bytes(), s.to_bytes())], &mut out);
     out[0]
 }
 
 /// Check a reduced (c, d) and compute e; the full-size (k, 1) where the check fails.
-fn finish(k: &Scalar, s: &Scalar, k_limbs: &U256, pair: Option<(U256, U256)>) -> HalfScalars {
+fn finish(k: &[u8; 32], s: &[u8; 32], k_limbs: &U256, pair: Option<(U256, U256)>) -> HalfScalars {
     if let Some((c, d)) = pair {
         let d_negative = is_negative(&d);
         let d_magnitude = if d_negative { negate(&d) } else { d };
@@ -162,7 +156,7 @@ fn finish(k: &Scalar, s: &Scalar, k_limbs: &U256, pair: Option<(U256, U256)>) ->
             let signed = |x: U256| if d_negative { neg_mod_l(&x) } else { x };
             let dk = signed(mul_mod_l(&d_magnitude, k_limbs));
             if reduce_once(&c) == dk {
-                let e = neg_mod_l(&signed(mul_mod_l(&d_magnitude, &limbs(s.as_bytes()))));
+                let e = neg_mod_l(&signed(mul_mod_l(&d_magnitude, &limbs(s))));
                 return HalfScalars {
                     c: bytes(&c),
                     d: bytes(&d_magnitude),
@@ -173,80 +167,11 @@ fn finish(k: &Scalar, s: &Scalar, k_limbs: &U256, pair: Option<(U256, U256)>) ->
         }
     }
     HalfScalars {
-        c: *k.as_bytes(),
+        c: *k,
         d: bytes(&[1, 0, 0, 0]),
         d_negative: false,
-        e: (-s).to_bytes(),
+        e: bytes(&neg_mod_l(&limbs(s))),
     }
-}
-
-/// x mod L for x < 2L (every x < 2^253).
-fn reduce_once(x: &U256) -> U256 {
-    let (diff, borrow) = sub_borrow(x, &L);
-    if borrow {
-        *x
-    } else {
-        diff
-    }
-}
-
-/// (L − x) mod L for x < L.
-fn neg_mod_l(x: &U256) -> U256 {
-    if *x == [0; 4] {
-        *x
-    } else {
-        sub(&L, x)
-    }
-}
-
-/// a·b mod L for a < 2^192 and b < 2^256. With L = 2^252 + δ (δ < 2^125), a value
-/// H·2^252 + X is ≡ X − H·δ: the 448-bit product folds to X − H·δ (H·δ < 2^321), whose
-/// high part folds once more, leaving X − X' + H'·δ in (−2^252, 2^252 + 2^194): one
-/// signed correction by L. (curve25519-dalek's `Scalar` product, Montgomery with the
-/// conversions around it, made `halve_all` ~930 ns per signature instead of ~605 ns on
-/// Zen 5: `halve_cost`.)
-fn mul_mod_l(a: &U256, b: &U256) -> U256 {
-    debug_assert!(a[3] == 0);
-    let delta: U256 = [L[0], L[1], 0, 0];
-    let (x, h) = split_252(&mul_wide(a, b)); // h < 2^196
-    let (x1, h1) = split_252(&mul_wide(&h, &delta)); // h1 < 2^69
-    let second = mul_wide(&h1, &delta); // < 2^194
-
-    // r = x − x1 + second as a 5-limb two's complement.
-    let widen = |v: &[u64]| [v[0], v[1], v[2], v[3], 0u64];
-    let mut r = add(&widen(&x), &negate(&widen(&x1)));
-    r = add(&r, &widen(&second));
-    let l = widen(&L);
-    if r[4] >> 63 == 1 {
-        r = add(&r, &l);
-    }
-    let less_l = add(&r, &negate(&l));
-    if less_l[4] >> 63 == 0 {
-        r = less_l;
-    }
-    [r[0], r[1], r[2], r[3]]
-}
-
-/// a·b, 8 limbs.
-fn mul_wide(a: &U256, b: &U256) -> [u64; 8] {
-    let mut out = [0u64; 8];
-    for (i, &ai) in a.iter().enumerate() {
-        let mut carry = 0u128;
-        for (j, &bj) in b.iter().enumerate() {
-            let t = u128::from(ai) * u128::from(bj) + u128::from(out[i + j]) + carry;
-            out[i + j] = t as u64;
-            carry = t >> 64;
-        }
-        out[i + 4] = carry as u64;
-    }
-    out
-}
-
-/// (x mod 2^252, ⌊x / 2^252⌋) of x < 2^508.
-fn split_252(x: &[u64; 8]) -> (U256, U256) {
-    let low = [x[0], x[1], x[2], x[3] & ((1 << 60) - 1)];
-    let high = core::array::from_fn(|i| x[3 + i] >> 60 | x[4 + i] << 4);
-    (low, high)
 }
 
 /// (c, d) as described in the module doc for each k of `ks`, the walks in lockstep;
@@ -613,29 +538,8 @@ fn from_big(x: &BigInt) -> U256 {
     }
 }
 
-fn limbs(b: &[u8; 32]) -> U256 {
-    core::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap()))
-}
-
-fn bytes(x: &U256) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (chunk, limb) in out.chunks_exact_mut(8).zip(x) {
-        chunk.copy_from_slice(&limb.to_le_bytes());
-    }
-    out
-}
-
 fn below_2_128(x: &U256) -> bool {
     x[2] == 0 && x[3] == 0
-}
-
-/// x ≥ y, both read unsigned.
-fn at_least(x: &U256, y: &U256) -> bool {
-    (0..4).rev().map(|i| x[i].cmp(&y[i])).find(|o| o.is_ne()) != Some(core::cmp::Ordering::Less)
-}
-
-fn is_negative(x: &U256) -> bool {
-    x[3] >> 63 == 1
 }
 
 fn bit_len(x: &U256) -> u32 {
@@ -654,34 +558,6 @@ fn shifted(x: &U256, shift: u32) -> u64 {
         _ => 0,
     };
     low | high
-}
-
-/// −x mod 2^(64·N).
-fn negate<const N: usize>(x: &[u64; N]) -> [u64; N] {
-    let one = core::array::from_fn(|i| u64::from(i == 0));
-    add(&x.map(|limb| !limb), &one)
-}
-
-/// x + y mod 2^(64·N).
-fn add<const N: usize>(x: &[u64; N], y: &[u64; N]) -> [u64; N] {
-    let mut out = [0u64; N];
-    let mut carry = false;
-    for i in 0..N {
-        let (sum, c1) = x[i].overflowing_add(y[i]);
-        let (sum, c2) = sum.overflowing_add(u64::from(carry));
-        out[i] = sum;
-        carry = c1 || c2;
-    }
-    out
-}
-
-fn sub(x: &U256, y: &U256) -> U256 {
-    add(x, &negate(y))
-}
-
-/// x − y mod 2^256, and whether it borrowed (x < y unsigned).
-fn sub_borrow(x: &U256, y: &U256) -> (U256, bool) {
-    (sub(x, y), !at_least(x, y))
 }
 
 /// a·x + b·y mod 2^256 (x, y read unsigned, so two's complement ones work too), limb by
@@ -777,11 +653,11 @@ mod tests {
     }
 
     /// `n` random (k, S) pairs, each reduced from 64 random bytes.
-    fn random_pairs(rng: &mut impl RngCore, n: usize) -> Vec<(Scalar, Scalar)> {
+    fn random_pairs(rng: &mut impl RngCore, n: usize) -> Vec<([u8; 32], [u8; 32])> {
         let mut scalar = || {
             let mut wide = [0u8; 64];
             rng.fill_bytes(&mut wide);
-            Scalar::from_bytes_mod_order_wide(&wide)
+            Scalar::from_bytes_mod_order_wide(&wide).to_bytes()
         };
         (0..n).map(|_| (scalar(), scalar())).collect()
     }

@@ -15,6 +15,7 @@ mod half_size;
 mod lanes;
 mod policy;
 mod reference;
+mod scalar_mod_l;
 mod sha512;
 
 pub use crate::error::UnknownPolicy;
@@ -294,16 +295,18 @@ pub(crate) fn precheck_key(rules: Rules, public_key: &[u8; PUBLIC_KEY_LEN]) -> R
 }
 
 /// The byte-level checks every backend applies to a signature before any arithmetic,
-/// returning (R bytes, S): S < L (RFC 8032 §5.1.7), then R's encoding rules. A
+/// returning (R, S) as bytes: S < L (RFC 8032 §5.1.7), then R's encoding rules. A
 /// non-canonical R can never equal the fresh encoding `Strict` compares it with, and a
 /// canonical one encodes a small-order point exactly when it is one of the eight
 /// canonical small-order encodings, so `Strict` needs no decoding of R at all.
 pub(crate) fn precheck_signature(
     rules: Rules,
     signature: &[u8; SIGNATURE_LEN],
-) -> Result<(&[u8; 32], Scalar), Reject> {
+) -> Result<(&[u8; 32], &[u8; 32]), Reject> {
     let (r, s) = split_signature(signature);
-    let s: Scalar = Option::from(Scalar::from_canonical_bytes(*s)).ok_or(Reject::NonCanonicalS)?;
+    if !scalar_mod_l::is_canonical(s) {
+        return Err(Reject::NonCanonicalS);
+    }
     if (!rules.cofactored || rules.canonical_encodings) && !is_canonical_encoding(r) {
         return Err(Reject::NonCanonicalEncoding);
     }

@@ -9,6 +9,7 @@ use super::{challenge, precheck_key, precheck_signature, UnitEntry};
 use crate::verdict::{Reject, Verdict};
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::traits::IsIdentity;
+use curve25519_dalek::Scalar;
 use std::ops::Range;
 
 /// A public key decoded once per work unit and reused for every signature under it.
@@ -66,6 +67,8 @@ fn check(
     signature: &[u8; 64],
 ) -> Result<(), Reject> {
     let (r_bytes, s) = precheck_signature(rules, signature)?;
+    // curve25519-dalek's own S < L check, which agrees (`scalar_mod_l`'s tests).
+    let s: Scalar = Option::from(Scalar::from_canonical_bytes(*s)).ok_or(Reject::NonCanonicalS)?;
     let k = challenge(r_bytes, &key.bytes, message);
     let sb_minus_ka = EdwardsPoint::vartime_double_scalar_mul_basepoint(&k, &key.minus_a, &s);
     if rules.cofactored {

@@ -212,8 +212,8 @@ fn sum_chunk<F: LaneField>(
         base: basepoint,
     } = ladder;
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
-    let k_digits = lane_digits::<F, KEY_WINDOW, KEY_POSITIONS, _>(chunk, |j| j.k.as_bytes());
-    let s_digits = lane_digits::<F, BASE_WINDOW, BASE_POSITIONS, _>(chunk, |j| j.s.as_bytes());
+    let k_digits = lane_digits::<F, KEY_WINDOW, KEY_POSITIONS, _>(chunk, |j| &j.k);
+    let s_digits = lane_digits::<F, BASE_WINDOW, BASE_POSITIONS, _>(chunk, |j| &j.s);
     let key_tables: [&FixedBaseTable<F>; MAX_LANES] =
         core::array::from_fn(|i| tables[job(i).table as usize]);
 

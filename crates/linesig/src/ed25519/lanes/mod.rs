@@ -39,6 +39,7 @@ mod scalar;
 use super::field::{LaneField, MAX_LANES};
 use super::half_size::{self, HalfScalars};
 use super::policy::Rules;
+use super::scalar_mod_l;
 use super::sha512::{self, LaneWords, Parts};
 use super::{precheck_key, precheck_signature, UnitEntry};
 use crate::key_cache::KeyCache;
@@ -67,8 +68,9 @@ struct Job {
     slot: u32,
     table: u32,
     r: [u8; 32],
-    s: Scalar,
-    k: Scalar,
+    /// S and k = SHA-512(R ‖ A ‖ M) mod L, canonical little-endian.
+    s: [u8; 32],
+    k: [u8; 32],
 }
 
 /// The static tables of the per-unit path: multiples 0..128 of B and of [2^128]B, for
@@ -92,7 +94,7 @@ struct HalfJob {
 impl HalfJob {
     /// The jobs with their scalars halved, `half_size::BATCH` at a time.
     fn from_jobs(jobs: &[Job]) -> Vec<HalfJob> {
-        let scalars: Vec<(Scalar, Scalar)> = jobs.iter().map(|j| (j.k, j.s)).collect();
+        let scalars: Vec<([u8; 32], [u8; 32])> = jobs.iter().map(|j| (j.k, j.s)).collect();
         let mut halves = Vec::with_capacity(jobs.len());
         half_size::halve_all(&scalars, &mut halves);
         jobs.iter()
@@ -709,8 +711,8 @@ fn prepare_jobs<W: LaneWords>(
                         slot: entry.slot,
                         table: *table,
                         r: *r,
-                        s,
-                        k: Scalar::ZERO,
+                        s: *s,
+                        k: [0; 32],
                     });
                     messages.push(Parts {
                         r,
@@ -724,7 +726,7 @@ fn prepare_jobs<W: LaneWords>(
     let mut digests = vec![[0u8; 64]; jobs.len()];
     sha512::digests::<W>(&messages, &mut digests);
     for (job, digest) in jobs.iter_mut().zip(&digests) {
-        job.k = Scalar::from_bytes_mod_order_wide(digest);
+        job.k = scalar_mod_l::bytes(&scalar_mod_l::reduce_wide(digest));
     }
     jobs
 }
@@ -835,8 +837,8 @@ fn sum_chunk<F: LaneField>(
 ) -> Extended<F> {
     let Ladder { steps, base } = ladder;
     let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
-    let k_digits = lane_digits::<F, 4, 64, _>(chunk, |j| j.k.as_bytes());
-    let s_digits = lane_digits::<F, 8, 32, _>(chunk, |j| j.s.as_bytes());
+    let k_digits = lane_digits::<F, 4, 64, _>(chunk, |j| &j.k);
+    let s_digits = lane_digits::<F, 8, 32, _>(chunk, |j| &j.s);
     let key_tables: [&Table<F>; MAX_LANES] =
         core::array::from_fn(|i| &tables[job(i).table as usize]);
 
