@@ -291,19 +291,62 @@ fn from_limb_lanes(lanes: &[[u64; 5]; LANES]) -> Fe8 {
     }))
 }
 
+/// Lane i's five limbs in slots 0..5 of vector i, the inverse of [`fe_from_rows`]: the
+/// 5 × 8 block transposed in registers (18 shuffles). Key and R tables are built from
+/// these rows, 36 vectors per table: read out one limb at a time through memory, a
+/// key's table cost ~200 TSC ticks per signature to store on Zen 5; written from here
+/// with masked stores ([`store_rows`]), ~120.
+#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
+#[inline]
+fn lane_rows(f: &Fe8) -> [__m512i; LANES] {
+    let [l0, l1, l2, l3, l4] = f.0;
+    let zero = splat(0);
+    // Pairs of limbs per lane: lo = lanes 0, 2, 4, 6 (one 128-bit block each), hi = 1, 3, 5, 7.
+    let lo = [
+        _mm512_unpacklo_epi64(l0, l1),
+        _mm512_unpacklo_epi64(l2, l3),
+        _mm512_unpacklo_epi64(l4, zero),
+    ];
+    let hi = [
+        _mm512_unpackhi_epi64(l0, l1),
+        _mm512_unpackhi_epi64(l2, l3),
+        _mm512_unpackhi_epi64(l4, zero),
+    ];
+    let mut rows = [zero; LANES];
+    for (parity, [p01, p23, p4]) in [lo, hi].into_iter().enumerate() {
+        // `_mm512_shuffle_i64x2::<IMM>(a, b)`: blocks IMM[1:0], IMM[3:2] of a, then
+        // IMM[5:4], IMM[7:6] of b. front = blocks 0, 1 of p01 and of p23; back = 2, 3.
+        let front = _mm512_shuffle_i64x2::<0b01_00_01_00>(p01, p23);
+        let back = _mm512_shuffle_i64x2::<0b11_10_11_10>(p01, p23);
+        rows[parity] = _mm512_shuffle_i64x2::<0b00_00_10_00>(front, p4);
+        rows[2 + parity] = _mm512_shuffle_i64x2::<0b01_01_11_01>(front, p4);
+        rows[4 + parity] = _mm512_shuffle_i64x2::<0b10_10_10_00>(back, p4);
+        rows[6 + parity] = _mm512_shuffle_i64x2::<0b11_11_11_01>(back, p4);
+    }
+    rows
+}
+
 #[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
 #[inline]
 fn to_limb_lanes(f: &Fe8) -> [[u64; 5]; LANES] {
-    let mut out = [[0u64; 5]; LANES];
-    for (i, v) in f.0.iter().enumerate() {
-        let mut slots = [0u64; LANES];
-        // SAFETY: `slots` is 64 writable bytes.
-        unsafe { _mm512_storeu_si512(slots.as_mut_ptr().cast(), *v) };
-        for lane in 0..LANES {
-            out[lane][i] = slots[lane];
-        }
+    // Whole rows through memory: a masked store would not forward to the loads that
+    // read the five limbs back.
+    let mut full = [[0u64; 8]; LANES];
+    for (row, v) in full.iter_mut().zip(lane_rows(f)) {
+        // SAFETY: `row` is 64 writable bytes.
+        unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), v) };
     }
-    out
+    full.map(|row| [row[0], row[1], row[2], row[3], row[4]])
+}
+
+#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
+#[inline]
+fn store_rows<'r>(f: &Fe8, rows: impl IntoIterator<Item = (usize, &'r mut [u64; 5])>) {
+    let all = lane_rows(f);
+    for (lane, row) in rows {
+        // SAFETY: the mask 0b1_1111 writes the row's five u64 and nothing past them.
+        unsafe { _mm512_mask_storeu_epi64(row.as_mut_ptr().cast(), 0b1_1111, all[lane]) };
+    }
 }
 
 /// Limb k of eight rows into one vector per limb: each 40-byte row is read with one
@@ -383,6 +426,7 @@ mod tests {
         if supported() {
             masks_read_canonical_values::<Fe8>();
             masks_match_canonical_bytes::<Fe8>();
+            super::super::tests::rows_round_trip::<Fe8>();
         }
     }
 

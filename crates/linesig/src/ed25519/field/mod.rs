@@ -43,6 +43,17 @@ pub(crate) trait LaneField: Copy {
     /// Every lane's limbs (entries past `LANES` are zero), carried so they can be
     /// stored and gathered back: one transposition for all lanes.
     fn to_lane_limbs(&self) -> [Self::Limbs; MAX_LANES];
+    /// Lane i's limbs (as [`LaneField::to_lane_limbs`]) into `*row` for each (i, row) of
+    /// `rows`: how tables are filled.
+    fn store_lane_limbs<'r>(&self, rows: impl IntoIterator<Item = (usize, &'r mut Self::Limbs)>)
+    where
+        Self::Limbs: 'r,
+    {
+        let all = self.to_lane_limbs();
+        for (lane, row) in rows {
+            *row = all[lane];
+        }
+    }
     /// Lane `lane`'s limbs (as [`LaneField::to_lane_limbs`]).
     fn lane_limbs(&self, lane: usize) -> Self::Limbs {
         self.to_lane_limbs()[lane]
@@ -147,6 +158,13 @@ macro_rules! lane_field_shims {
                         .get(i)
                         .map_or_else(Default::default, |&l| stored_limbs(l))
                 })
+            }
+            #[inline(always)]
+            fn store_lane_limbs<'r>(
+                &self,
+                rows: impl IntoIterator<Item = (usize, &'r mut $limbs)>,
+            ) {
+                unsafe { store_rows(self, rows) }
             }
             #[inline(always)]
             fn from_lane_limbs(rows: &[&$limbs]) -> Self {
@@ -385,6 +403,32 @@ pub(crate) mod tests {
                 assert_eq!(x.odd_mask(), odd);
             }
         }
+    }
+
+    /// `store_lane_limbs` writes exactly `to_lane_limbs`'s rows, for any subset of
+    /// lanes in any order, and `from_lane_limbs` reads them back to the same values.
+    pub fn rows_round_trip<F: LaneField>()
+    where
+        F::Limbs: PartialEq + core::fmt::Debug,
+    {
+        let lanes: [[u8; 32]; MAX_LANES] = core::array::from_fn(|i| {
+            core::array::from_fn(|j| {
+                (i * 37 + j * 11 + 5) as u8 & if j == 31 { 0x7f } else { 0xff }
+            })
+        });
+        let x = F::from_bytes(&lanes[..F::LANES]).mul(&F::from_bytes(&lanes[..F::LANES]));
+        let want = x.to_lane_limbs();
+        let mut rows = [F::Limbs::default(); MAX_LANES];
+        let order: Vec<usize> = (0..F::LANES).rev().step_by(2).chain(0..1).collect();
+        x.store_lane_limbs(order.iter().copied().zip(rows.iter_mut()));
+        for (k, &lane) in order.iter().enumerate() {
+            assert_eq!(rows[k], want[lane], "lane {lane}");
+        }
+        let refs: Vec<&F::Limbs> = want[..F::LANES].iter().collect();
+        let (mut a, mut b) = ([[0u8; 32]; MAX_LANES], [[0u8; 32]; MAX_LANES]);
+        F::from_lane_limbs(&refs).to_bytes(&mut a[..F::LANES]);
+        x.to_bytes(&mut b[..F::LANES]);
+        assert_eq!(a, b);
     }
 
     pub fn masks_read_canonical_values<F: LaneField>() {

@@ -160,6 +160,7 @@ mod tests {
     fn masks_read_canonical_values_1() {
         masks_read_canonical_values::<Fe1>();
         masks_match_canonical_bytes::<Fe1>();
+        super::super::tests::rows_round_trip::<Fe1>();
     }
 
     /// Operands with every limb at the carried bound, where a column would overflow

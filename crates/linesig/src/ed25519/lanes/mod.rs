@@ -109,7 +109,10 @@ impl HalfJob {
     }
 }
 
-/// Multiples 0..count−1 (count ≥ 2) of `p` in every lane, in cached form.
+/// Multiples 0..count−1 (count ≥ 2) of `p` in every lane, in cached form. (A tree
+/// of doublings and additions, no multiple more than three steps from P, measured
+/// ~1.4× slower on Zen 5 IFMA than this chain of additions: the chain is not what
+/// bounds it.)
 #[inline(always)]
 fn multiples<F: LaneField>(c: &Constants<F>, p: &Extended<F>, count: usize) -> Vec<Cached<F>> {
     let p_cached = p.to_cached(c);
@@ -142,10 +145,8 @@ fn store_tables<F: LaneField>(multiples: &[Cached<F>], keep: u8, out: &mut Vec<T
     out.resize_with(first + lanes.len(), Default::default);
     for (j, m) in multiples.iter().enumerate() {
         for (k, coordinate) in [m.y_plus_x, m.y_minus_x, m.z2, m.t2d].iter().enumerate() {
-            let rows = coordinate.to_lane_limbs();
-            for (table, &lane) in out[first..].iter_mut().zip(&lanes) {
-                table[j][k] = rows[lane];
-            }
+            let rows = out[first..].iter_mut().zip(&lanes);
+            coordinate.store_lane_limbs(rows.map(|(table, &lane)| (lane, &mut table[j][k])));
         }
     }
 }
