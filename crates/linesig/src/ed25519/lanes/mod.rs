@@ -235,7 +235,7 @@ lane_job!(Job, HalfJob);
 /// `out` (indexed by `entry.slot`), on `plan`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
+pub(crate) fn verify_entries<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
     ladder: Ladder<'_, impl LadderSteps<F>, BaseTables<F>>,
     plan: Plan,
     rules: Rules,
@@ -274,7 +274,7 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
                 sums: Vec::with_capacity(jobs.len().div_ceil(lanes)),
                 ran: Vec::with_capacity(jobs.len()),
             };
-            with_key_tables(
+            with_key_tables::<F, Job, _, KEY_VECTORS>(
                 rules, &c, entries, &to_decode, jobs, lanes, out, clock, &mut run,
             );
             let chunks: Vec<&[Job]> = run.ran.chunks(lanes).collect();
@@ -291,7 +291,7 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords>(
                 lanes,
                 r_tables: Vec::with_capacity(R_CHUNKS * F::LANES),
             };
-            with_key_tables(
+            with_key_tables::<F, HalfJob, _, KEY_VECTORS>(
                 rules,
                 &c,
                 entries,
@@ -404,7 +404,7 @@ impl<F: LaneField, S: LadderSteps<F>> HalfSizeChunks<'_, '_, S, F> {
 /// dropped.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock>(
+fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock, const KEY_VECTORS: usize>(
     rules: Rules,
     c: &Constants<F>,
     entries: &[UnitEntry<'_>],
@@ -419,10 +419,10 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock>(
     let mut table_of = vec![u32::MAX; to_decode.len()];
     let mut ready: Vec<J> = Vec::with_capacity(batch + 2 * F::LANES);
     let mut jobs = jobs.into_iter().peekable();
-    // Three vectors of keys per pass: their square roots interleave (on Zen 5 IFMA a
-    // square root costs ~1.7× as much alone as three-way, ~1.2× as much two-way; four
-    // spill).
-    const KEY_VECTORS: usize = 3;
+    // `KEY_VECTORS` vectors of keys per pass, the backend's: their square roots
+    // interleave. On Zen 5 IFMA a square root costs ~1.7× as much alone as three-way
+    // and four-way runs ~2 % faster end to end than three-way; AVX2's four-way spills
+    // (12 % slower than three-way).
     for (n, chunk) in to_decode.chunks(KEY_VECTORS * F::LANES).enumerate() {
         let decoded_keys = decode_keys::<F, KEY_VECTORS>(c, entries, chunk);
         for (v, keys) in decoded_keys.iter().enumerate() {
@@ -1136,12 +1136,14 @@ macro_rules! ladder_steps {
 /// `crate::cpu` features its target-feature string names: keep the two equal),
 /// `supported()`, `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base
 /// path of cached keys) and `key_table_bytes()`, compiled with the backend's target
-/// features, its ladder steps `inline` or `out_of_line` (see `ladder_steps!`) and its
-/// [`Plan`] for a policy's rules (`$plan`, a `fn(Rules) -> Plan`).
+/// features, its ladder steps `inline` or `out_of_line` (see `ladder_steps!`), how many
+/// vectors of keys it decodes at once (their square roots interleave; see
+/// [`with_key_tables`]) and its [`Plan`] for a policy's rules (`$plan`, a
+/// `fn(Rules) -> Plan`).
 macro_rules! lane_backend {
     (
         $(#[$doc:meta])* $module:ident, $field:ty, $words:ty, $features:literal,
-        [$($feature:ident),+], $steps:ident, $plan:expr
+        [$($feature:ident),+], $steps:ident, $key_vectors:literal, $plan:expr
     ) => {
         $(#[$doc])*
         #[cfg(target_arch = "x86_64")]
@@ -1176,7 +1178,7 @@ macro_rules! lane_backend {
                 // callers check).
                 let steps = unsafe { ladder_steps() };
                 let ladder = Ladder { steps, base };
-                verify_entries::<$field, $words>(
+                verify_entries::<$field, $words, $key_vectors>(
                     ladder, plan, rules, lanes, entries, groups, out, clock,
                 )
             }
@@ -1313,6 +1315,7 @@ lane_backend!(
     "avx2",
     [Avx2],
     inline,
+    3,
     |_| Plan::HalfSize
 );
 
@@ -1324,6 +1327,7 @@ lane_backend!(
     "avx2,avx512f,avx512dq,avx512ifma",
     [Avx2, Avx512F, Avx512Dq, Avx512Ifma],
     out_of_line,
+    4,
     |_| Plan::HalfSize
 );
 
@@ -1682,7 +1686,7 @@ mod op_profile {
                 steps: InlineSteps,
                 base: &base,
             };
-            verify_entries::<Counting<Fe4>, Words4>(
+            verify_entries::<Counting<Fe4>, Words4, 3>(
                 ladder,
                 plan,
                 policy.rules(),
