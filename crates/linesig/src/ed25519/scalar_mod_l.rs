@@ -5,7 +5,7 @@
 //! L = 2^252 + δ with δ < 2^125, so a value H·2^252 + X is ≡ X − H·δ (mod L): each fold
 //! shortens a number by ~127 bits, and two or three folds and a signed correction by L
 //! reduce anything (curve25519-dalek's `Scalar` goes through Montgomery form, with two
-//! products for a 512-bit value; ~200 TSC ticks per challenge on Zen 5, ~4× these).
+//! products for a 512-bit value: ~200 TSC ticks per challenge on Zen 5, ~5× these).
 
 /// 256-bit integers, little-endian 64-bit limbs; signed ones in two's complement.
 pub(crate) type U256 = [u64; 4];

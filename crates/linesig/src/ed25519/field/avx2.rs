@@ -496,14 +496,12 @@ fn fe_from_rows(rows: &[&[u64; 10]]) -> Fe4 {
     Fe4(out)
 }
 
-/// As the trait's default: AVX2's rows are read out one limb at a time.
+/// The trait's default ([`super::copy_lane_limbs`]): AVX2's rows are read out one limb
+/// at a time.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn store_rows<'r>(f: &Fe4, rows: impl IntoIterator<Item = (usize, &'r mut [u64; 10])>) {
-    let all = to_limb_lanes(f);
-    for (lane, row) in rows {
-        *row = stored_limbs(all[lane]);
-    }
+    super::copy_lane_limbs(f, rows)
 }
 
 /// One lane's limbs with one more carry pass, so stored limbs are tight.

@@ -49,10 +49,7 @@ pub(crate) trait LaneField: Copy {
     where
         Self::Limbs: 'r,
     {
-        let all = self.to_lane_limbs();
-        for (lane, row) in rows {
-            *row = all[lane];
-        }
+        copy_lane_limbs(self, rows)
     }
     /// Lane `lane`'s limbs (as [`LaneField::to_lane_limbs`]).
     fn lane_limbs(&self, lane: usize) -> Self::Limbs {
@@ -180,6 +177,20 @@ pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ifma;
 pub(crate) mod portable;
+
+/// [`LaneField::store_lane_limbs`] through [`LaneField::to_lane_limbs`]: the default,
+/// for fields without a faster way to write rows.
+pub(crate) fn copy_lane_limbs<'r, F: LaneField>(
+    f: &F,
+    rows: impl IntoIterator<Item = (usize, &'r mut F::Limbs)>,
+) where
+    F::Limbs: 'r,
+{
+    let all = f.to_lane_limbs();
+    for (lane, row) in rows {
+        *row = all[lane];
+    }
+}
 
 /// The bitmask of lanes `0..F::LANES` for which `pred` holds.
 pub(crate) fn lane_mask<F: LaneField>(pred: impl Fn(usize) -> bool) -> u8 {
