@@ -7,7 +7,7 @@ use super::super::field::MAX_LANES;
 /// reads one window's digits as one short row.
 pub(crate) type LaneDigits<const N: usize> = [[i16; MAX_LANES]; N];
 
-/// Digits d_0..d_{N−1} in radix 2^W (W ≤ 8, N·W ≥ 255) with x = Σ d_i·2^(W·i),
+/// Digits d_0..d_{N−1} in radix 2^W (W ≤ 15 for i16 digits, N·W ≥ 255) with x = Σ d_i·2^(W·i),
 /// d_i ∈ [−2^(W−1), 2^(W−1)) for i < N − 1 and the top digit in [0, 2^(W−1)]; needs
 /// x < 2^253 when N·W = 255 (true of every scalar below L), else x < 2^255.
 ///
@@ -16,7 +16,7 @@ pub(crate) type LaneDigits<const N: usize> = [[i16; MAX_LANES]; N];
 /// 2^(W·(N−1)); one 256-bit addition does every carry of the recoding. The top digit is
 /// x's top bits plus at most one carry, hence within the bounds above.
 pub(crate) fn signed_digits<const W: u32, const N: usize>(x: &[u8; 32]) -> [i16; N] {
-    debug_assert!(W <= 8 && W as usize * N >= 255);
+    debug_assert!(W <= 15 && W as usize * N >= 255);
     let half = 1i16 << (W - 1);
     let y = add_halves::<W, N>(x);
     let mask = (1u64 << W) - 1;
@@ -100,6 +100,7 @@ mod tests {
             }
             check::<4, 64>(&x, signed_digits::<4, 64>(&x));
             check::<8, 32>(&x, signed_digits::<8, 32>(&x));
+            check::<12, 22>(&x, signed_digits::<12, 22>(&x));
             // Below 2^253, as the fixed-base tables' radix-32 digits need (with the
             // largest such value among the rounds).
             let mut below = x;

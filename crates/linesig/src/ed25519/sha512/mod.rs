@@ -12,8 +12,6 @@
 pub(crate) trait LaneWords: Copy {
     const LANES: usize;
     fn splat(x: u64) -> Self;
-    /// Lane i from `words[i]` (`words.len() == LANES`).
-    fn from_lanes(words: &[u64]) -> Self;
     /// Each lane into `out[..LANES]`.
     fn to_lanes(&self, out: &mut [u64]);
     fn add(self, rhs: Self) -> Self;
@@ -25,12 +23,16 @@ pub(crate) trait LaneWords: Copy {
     fn shr(self, n: u32) -> Self;
     /// Lane i from `a` where bit i of `mask` is set, else from `b`.
     fn select(mask: u8, a: Self, b: Self) -> Self;
+    /// Word i of every lane's block (lane j's from `rows[j]`, `rows.len() == LANES`),
+    /// read big-endian (§3.1): the message schedule's W_0..W_15, one vector each.
+    fn load_block(rows: &[&[u8; BLOCK]]) -> [Self; 16];
 }
 
 /// `impl LaneWords` for a backend's word type, as `#[inline(always)]` shims over the
-/// module's `#[target_feature]` functions of the same names (`splat`, `load`, `store`,
-/// `add`, `xor`, `and`, `andnot`, `rotr`, `shr`, `select`): LLVM inlines an intrinsic
-/// only into a caller that has its features, so the features sit on those functions.
+/// module's `#[target_feature]` functions of the same names (`splat`, `store`, `add`,
+/// `xor`, `and`, `andnot`, `rotr`, `shr`, `select`, `load_block`): LLVM inlines an
+/// intrinsic only into a caller that has its features, so the features sit on those
+/// functions.
 macro_rules! lane_words_shims {
     ($words:ident, $lanes:expr) => {
         // SAFETY (every `unsafe` here): the module's values exist only on CPUs with its
@@ -40,10 +42,6 @@ macro_rules! lane_words_shims {
             #[inline(always)]
             fn splat(x: u64) -> Self {
                 $words(unsafe { splat(x) })
-            }
-            #[inline(always)]
-            fn from_lanes(words: &[u64]) -> Self {
-                $words(unsafe { load(words) })
             }
             #[inline(always)]
             fn to_lanes(&self, out: &mut [u64]) {
@@ -76,6 +74,10 @@ macro_rules! lane_words_shims {
             #[inline(always)]
             fn select(mask: u8, a: Self, b: Self) -> Self {
                 $words(unsafe { select(mask, a.0, b.0) })
+            }
+            #[inline(always)]
+            fn load_block(rows: &[&[u8; super::BLOCK]]) -> [Self; 16] {
+                unsafe { load_block(rows) }.map($words)
             }
         }
     };
@@ -206,61 +208,107 @@ impl Parts<'_> {
         (self.len() + 17).div_ceil(BLOCK)
     }
 
-    /// Block `b` of the padded message, as 16 big-endian words.
-    fn block(&self, b: usize) -> [u64; 16] {
-        let mut bytes = [0u8; BLOCK];
+    /// Block `b` of the padded message: a view of M where the block lies wholly within
+    /// it (every block of a long message but its first and last one or two), else
+    /// assembled in `scratch`.
+    fn block<'s>(&'s self, b: usize, scratch: &'s mut [u8; BLOCK]) -> &'s [u8; BLOCK] {
         let start = b * BLOCK;
+        if let Some(inside) = start
+            .checked_sub(64)
+            .and_then(|from| self.m.get(from..))
+            .and_then(|m| m.first_chunk::<BLOCK>())
+        {
+            return inside;
+        }
+        *scratch = [0; BLOCK];
         // Copy whatever part of R ‖ A ‖ M falls in [start, start + 128).
         let mut offset = 0;
         for piece in [&self.r[..], &self.a[..], self.m] {
             let (lo, hi) = (offset, offset + piece.len());
             let (from, to) = (lo.max(start), hi.min(start + BLOCK));
             if from < to {
-                bytes[from - start..to - start].copy_from_slice(&piece[from - lo..to - lo]);
+                scratch[from - start..to - start].copy_from_slice(&piece[from - lo..to - lo]);
             }
             offset = hi;
         }
         let len = self.len();
         if (start..start + BLOCK).contains(&len) {
-            bytes[len - start] = 0x80;
+            scratch[len - start] = 0x80;
         }
         if b + 1 == self.blocks() {
             let bits = (len as u128) * 8;
-            bytes[BLOCK - 16..].copy_from_slice(&bits.to_be_bytes());
+            scratch[BLOCK - 16..].copy_from_slice(&bits.to_be_bytes());
         }
-        core::array::from_fn(|i| u64::from_be_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
+        scratch
     }
 }
 
-/// The compression function (§6.4.2) on one block per lane.
+/// The compression function (§6.4.2) on one block per lane: rounds 0..16 on the
+/// block's words, then four passes of 16 rounds that first extend the schedule in place
+/// (W_t overwrites W_(t−16)). Every pass is unrolled by hand so that the schedule's
+/// indices are constants and its 16 words stay in registers: as a rolled loop over
+/// t mod 16, LLVM kept them in memory and the hash ran ~1.5× slower on Zen 5.
 #[inline(always)]
 fn compress<W: LaneWords>(state: &mut [W; 8], mut w: [W; 16]) {
-    let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    for (t, k) in K.iter().enumerate() {
-        if t >= 16 {
-            let (w15, w2) = (w[(t + 1) % 16], w[(t + 14) % 16]);
-            let s0 = w15.rotr(1).xor(w15.rotr(8)).xor(w15.shr(7));
-            let s1 = w2.rotr(19).xor(w2.rotr(61)).xor(w2.shr(6));
-            w[t % 16] = w[t % 16].add(s0).add(w[(t + 9) % 16]).add(s1);
-        }
-        let big_s1 = e.rotr(14).xor(e.rotr(18)).xor(e.rotr(41));
-        let ch = e.and(f).xor(e.andnot(g));
-        let t1 = h.add(big_s1).add(ch).add(W::splat(*k)).add(w[t % 16]);
-        let big_s0 = a.rotr(28).xor(a.rotr(34)).xor(a.rotr(39));
-        let maj = a.and(b).xor(a.and(c)).xor(b.and(c));
-        let t2 = big_s0.add(maj);
-        h = g;
-        g = f;
-        f = e;
-        e = d.add(t1);
-        d = c;
-        c = b;
-        b = a;
-        a = t1.add(t2);
+    macro_rules! pass {
+        ($v:ident, $pass:expr, $extend:expr, [$($i:literal)*]) => {
+            $(
+                if $extend {
+                    w[$i] = extend(&w, $i);
+                }
+                round(&mut $v, w[$i], K[16 * $pass + $i]);
+            )*
+        };
     }
-    for (s, x) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
+    let mut v = *state;
+    pass!(v, 0, false, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]);
+    for p in 1..5 {
+        pass!(v, p, true, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]);
+    }
+    for (s, x) in state.iter_mut().zip(v) {
         *s = s.add(x);
     }
+}
+
+/// W_t = σ1(W_(t−2)) + W_(t−7) + σ0(W_(t−15)) + W_(t−16) (§6.4.2 step 1), with the
+/// schedule's last 16 words in `w[t mod 16]`; `i` = t mod 16.
+#[inline(always)]
+fn extend<W: LaneWords>(w: &[W; 16], i: usize) -> W {
+    let (w15, w2) = (w[(i + 1) % 16], w[(i + 14) % 16]);
+    let s0 = w15.rotr(1).xor(w15.rotr(8)).xor(w15.shr(7));
+    let s1 = w2.rotr(19).xor(w2.rotr(61)).xor(w2.shr(6));
+    w[i].add(s0).add(w[(i + 9) % 16]).add(s1)
+}
+
+/// One round (§6.4.2 step 3) on v = [a, b, c, d, e, f, g, h]. The sums are ordered so
+/// that what does not depend on this round's e (h + K_t + W_t, and d) is added before
+/// Σ1(e) + Ch(e, f, g) joins: the chain from e to the next e is Σ1, one addition and
+/// one more, where T1 summed left to right makes it Σ1 and four.
+#[inline(always)]
+fn round<W: LaneWords>(v: &mut [W; 8], w: W, k: u64) {
+    let [a, b, c, d, e, f, g, h] = *v;
+    let hkw = h.add(W::splat(k)).add(w);
+    let s1_ch = e
+        .rotr(14)
+        .xor(e.rotr(18))
+        .xor(e.rotr(41))
+        .add(e.and(f).xor(e.andnot(g)));
+    let s0_maj = a
+        .rotr(28)
+        .xor(a.rotr(34))
+        .xor(a.rotr(39))
+        .add(a.and(b).xor(a.and(c)).xor(b.and(c)));
+    // T1 = hkw + s1_ch; e' = d + T1; a' = T1 + T2.
+    *v = [
+        hkw.add(s0_maj).add(s1_ch),
+        a,
+        b,
+        c,
+        d.add(hkw).add(s1_ch),
+        e,
+        f,
+        g,
+    ];
 }
 
 /// The digests of up to `W::LANES` messages (spare lanes repeat the last message).
@@ -270,18 +318,16 @@ fn digest_lanes<W: LaneWords>(msgs: &[Parts<'_>], out: &mut [[u8; 64]]) {
     let blocks: [usize; MAX_LANES] = core::array::from_fn(|i| msg(i).blocks());
     let most = blocks[..W::LANES].iter().copied().max().unwrap_or(0);
     let mut state: [W; 8] = core::array::from_fn(|i| W::splat(H0[i]));
+    let mut scratch = [[0u8; BLOCK]; MAX_LANES];
     for b in 0..most {
-        let rows: [[u64; 16]; MAX_LANES] = core::array::from_fn(|lane| {
+        // A lane past its last block hashes zeros, and keeps its state (below).
+        let mut rows = [&[0u8; BLOCK]; MAX_LANES];
+        for (lane, (row, scratch)) in rows.iter_mut().zip(&mut scratch).enumerate() {
             if lane < W::LANES && b < blocks[lane] {
-                msg(lane).block(b)
-            } else {
-                [0; 16]
+                *row = msg(lane).block(b, scratch);
             }
-        });
-        let words: [W; 16] = core::array::from_fn(|i| {
-            let column: [u64; MAX_LANES] = core::array::from_fn(|lane| rows[lane][i]);
-            W::from_lanes(&column[..W::LANES])
-        });
+        }
+        let words = W::load_block(&rows[..W::LANES]);
         let live = (0..W::LANES).fold(0u8, |m, lane| m | (u8::from(b < blocks[lane]) << lane));
         let before = state;
         compress(&mut state, words);

@@ -11,10 +11,6 @@ impl super::LaneWords for Words1 {
         Words1(x)
     }
     #[inline(always)]
-    fn from_lanes(words: &[u64]) -> Self {
-        Words1(words[0])
-    }
-    #[inline(always)]
     fn to_lanes(&self, out: &mut [u64]) {
         out[0] = self.0;
     }
@@ -49,6 +45,11 @@ impl super::LaneWords for Words1 {
         } else {
             b
         }
+    }
+    #[inline(always)]
+    fn load_block(rows: &[&[u8; super::BLOCK]]) -> [Self; 16] {
+        let words = rows[0].as_chunks::<8>().0;
+        core::array::from_fn(|i| Words1(u64::from_be_bytes(words[i])))
     }
 }
 
