@@ -246,8 +246,8 @@ impl Parts<'_> {
 /// The compression function (§6.4.2) on one block per lane: rounds 0..16 on the
 /// block's words, then four passes of 16 rounds that first extend the schedule in place
 /// (W_t overwrites W_(t−16)). Every pass is unrolled by hand so that the schedule's
-/// indices are constants and its 16 words stay in registers: as a rolled loop over
-/// t mod 16, LLVM kept them in memory and the hash ran ~1.5× slower on Zen 5.
+/// indices are constants and its 16 words stay in registers (as a rolled loop over
+/// t mod 16, LLVM kept them in memory; ~2 % slower on Zen 4).
 #[inline(always)]
 fn compress<W: LaneWords>(state: &mut [W; 8], mut w: [W; 16]) {
     macro_rules! pass {
