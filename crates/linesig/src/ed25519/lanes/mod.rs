@@ -90,6 +90,12 @@ impl BaseRadix {
         self.window() as usize / 4
     }
 
+    /// n, the digits read from B's table when e's are split over B and [2^(w·n)]B (16
+    /// of 8 bits, 11 of 12).
+    fn low_digits(self) -> usize {
+        self.digits().div_ceil(2)
+    }
+
     /// Signed digits of `scalar(job)` in each lane, window-major, as [`lane_digits`]
     /// (rows past `digits()` zero).
     #[inline(always)]
@@ -231,8 +237,8 @@ fn affine_multiples<F: LaneField>(
 /// once and keeps them in a static.
 #[inline(always)]
 fn base_tables<F: LaneField>(c: &Constants<F>, radix: BaseRadix) -> BaseTables<F> {
-    // With 2n digits (22 of 12 bits; 32 of 8), the high half starts at bit w·n.
-    let high = radix.window() as usize * radix.digits().div_ceil(2);
+    // e's high digits start at bit w·n.
+    let high = radix.window() as usize * radix.low_digits();
     let mut two_high = [0u8; 32];
     two_high[high / 8] = 1 << (high % 8);
     let b_high = ED25519_BASEPOINT_POINT * Scalar::from_bytes_mod_order(two_high);
@@ -964,7 +970,7 @@ fn windows_needed(radix: BaseRadix, digits: &[&LaneDigits<64>]) -> usize {
         })
         .max()
         .unwrap_or(0);
-    top.max(radix.stride() * (radix.digits().div_ceil(2) - 1) + 1)
+    top.max(radix.stride() * (radix.low_digits() - 1) + 1)
 }
 
 /// [d]R + [c]A + [e]B for up to `F::LANES` jobs at once; `r_tables` holds each lane's
@@ -993,7 +999,7 @@ fn half_sum_chunk<F: LaneField>(
     // entries, and e's two digits in every stride-th window below stride·n. T (one
     // multiplication) is computed only where an addition reads it, not for a sum that
     // only feeds doublings or the final check.
-    let (stride, high) = (base.radix.stride(), base.radix.digits().div_ceil(2));
+    let (stride, high) = (base.radix.stride(), base.radix.low_digits());
     let mut acc = Extended::<F>::identity();
     for w in (0..windows).rev() {
         if w != windows - 1 {

@@ -282,8 +282,8 @@ fn extend<W: LaneWords>(w: &[W; 16], i: usize) -> W {
 
 /// One round (§6.4.2 step 3) on v = [a, b, c, d, e, f, g, h]. The sums are ordered so
 /// that what does not depend on this round's e (h + K_t + W_t, and d) is added before
-/// Σ1(e) + Ch(e, f, g) joins: the chain from e to the next e is Σ1, one addition and
-/// one more, where T1 summed left to right makes it Σ1 and four.
+/// Σ1(e) + Ch(e, f, g) joins: the chain from e to the next e is Σ1 and two additions,
+/// where T1 summed left to right and then added to d makes it Σ1 and five.
 #[inline(always)]
 fn round<W: LaneWords>(v: &mut [W; 8], w: W, k: u64) {
     let [a, b, c, d, e, f, g, h] = *v;
