@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Pack prebuilt binaries and the shared vectors into .device/ (git-ignored) for a run on
 # a borrowed machine that has no Rust toolchain and no network: the IFMA checks need a
-# CPU with AVX-512 IFMA, which the CI machine kind lacks.
+# CPU with AVX-512 IFMA, which the CI machine kind lacks. The test binaries are the
+# Ed25519 suites and Paillier's kernel suites (`t_linesig_paillier` runs the IFMA
+# kernel's differential tests against GMP where the CPU has IFMA), then on the device:
+#   .device/bin/t_linesig_paillier && .device/bin/t_paillier
+#   taskset -c 5 .device/bin/linesig bench --scheme paillier2048 --workers 1 --repeat 5 \
+#     --yardstick none --op-iterations 0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p linesig-cli
 rm -rf .device/bin && mkdir -p .device/bin
-cargo test --release --locked -p linesig --no-run --message-format=json 2>/dev/null |
+cargo test --release --locked -p linesig -p linesig-paillier --no-run --message-format=json 2>/dev/null |
   python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        if m["target"]["name"] in ("linesig", "vectors", "differential", "engine"):
+        if m["target"]["name"] in ("linesig", "vectors", "differential", "engine",
+                                   "linesig_paillier", "paillier"):
             print(m["target"]["name"], m["executable"])' |
   while read -r name path; do cp "$path" ".device/bin/t_$name"; done
 cp target/release/linesig .device/bin/
