@@ -193,6 +193,8 @@ impl Pool {
         )
     }
 
+    /// Decrypt every ciphertext (each in [0, n²)); groups of eight on the kernel, whose
+    /// exponentiations by p − 1 and q − 1 are constant-time (see the crate note).
     pub fn decrypt(
         &self,
         key: &PrivateKey,
