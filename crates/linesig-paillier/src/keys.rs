@@ -208,36 +208,50 @@ impl PublicKey {
         }
     }
 
-    /// Eight obfuscators drawn as [`PublicKey::obfuscator`] draws one, their
-    /// exponentiations run on the kernel `lanes` (GMP where the kernel does not take
-    /// this modulus). For array calls.
-    pub(crate) fn obfuscators<R: RngCore + CryptoRng + ?Sized>(
+    /// Eight values in [0, n²), each times an obfuscator drawn as
+    /// [`PublicKey::obfuscator`] draws one (mod n²): [`PublicKey::obfuscate`] of each. The
+    /// exponentiations run on the kernel `lanes`, which also multiply by the values on
+    /// their way out of the Montgomery domain; GMP where the kernel does not take this
+    /// modulus. For array calls.
+    pub(crate) fn obfuscate_lanes<R: RngCore + CryptoRng + ?Sized>(
         &self,
         lanes: Lanes,
+        values: &[Integer; LANES],
         mode: Mode,
         rng: &mut R,
     ) -> Result<[Integer; LANES], Error> {
+        let on_gmp = |obfuscators: [Integer; LANES]| {
+            let mut out = obfuscators;
+            for (o, v) in out.iter_mut().zip(values) {
+                *o = self.mul_mod(v, o);
+            }
+            out
+        };
         match mode {
             Mode::Textbook => {
                 let Some(modulus) = self.kernel_n_square() else {
-                    return Ok(core::array::from_fn(|_| {
+                    return Ok(on_gmp(core::array::from_fn(|_| {
                         self.obfuscator(mode, rng)
                             .expect("textbook needs nothing more")
-                    }));
+                    })));
                 };
                 let r: [Integer; LANES] =
                     core::array::from_fn(|_| random_nonzero_below(&self.n, rng));
-                Ok(lanes.power(modulus, &r, &self.n, Secrecy::Public))
+                Ok(lanes.power(modulus, &r, &self.n, Secrecy::Public, Some(values)))
             }
             Mode::Djn => {
                 let (table, alpha_bits) = self.djn_table()?;
                 let kernel_table = self.djn_kernel_table(lanes)?;
                 let bound = Integer::from(1) << alpha_bits;
                 let alpha: [Integer; LANES] = core::array::from_fn(|_| random_below(&bound, rng));
-                if let Some(powers) = kernel_table.and_then(|t| lanes.power_fixed_base(t, &alpha)) {
-                    return Ok(powers);
+                if let Some(out) =
+                    kernel_table.and_then(|t| lanes.power_fixed_base(t, &alpha, Some(values)))
+                {
+                    return Ok(out);
                 }
-                Ok(alpha.map(|a| table.pow(&a).expect("α is non-negative")))
+                Ok(on_gmp(
+                    alpha.map(|a| table.pow(&a).expect("α is non-negative")),
+                ))
             }
         }
     }
@@ -438,7 +452,13 @@ impl PrivateKey {
         let half = |x: &Integer, modulus: &Modulus52| {
             let reduced: [Integer; LANES] =
                 core::array::from_fn(|i| Integer::from(&ciphertexts[i] % modulus.modulus()));
-            lanes.power(modulus, &reduced, &Integer::from(x - 1u32), Secrecy::Secret)
+            lanes.power(
+                modulus,
+                &reduced,
+                &Integer::from(x - 1u32),
+                Secrecy::Secret,
+                None,
+            )
         };
         let cp = half(&self.p, mod_p);
         let cq = half(&self.q, mod_q);

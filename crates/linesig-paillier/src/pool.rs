@@ -159,11 +159,11 @@ impl Pool {
             plaintexts,
             |m| key.check_plaintext(m),
             |lanes, group| {
-                let mut out = key.obfuscators(lanes, mode, &mut rand::thread_rng())?;
-                for (o, m) in out.iter_mut().zip(group) {
-                    *o = key.mul_mod(&key.encrypt_unobfuscated(m)?, o);
+                let mut nude = group.clone();
+                for m in nude.iter_mut() {
+                    *m = key.encrypt_unobfuscated(m)?;
                 }
-                Ok(out)
+                key.obfuscate_lanes(lanes, &nude, mode, &mut rand::thread_rng())
             },
             |m| key.encrypt(m, mode, &mut rand::thread_rng()),
         )
@@ -182,13 +182,7 @@ impl Pool {
         self.map_grouped(
             ciphertexts,
             |c| key.check_ciphertext(c),
-            |lanes, group| {
-                let mut out = key.obfuscators(lanes, mode, &mut rand::thread_rng())?;
-                for (o, c) in out.iter_mut().zip(group) {
-                    *o = key.mul_mod(c, o);
-                }
-                Ok(out)
-            },
+            |lanes, group| key.obfuscate_lanes(lanes, group, mode, &mut rand::thread_rng()),
             |c| key.obfuscate(c, mode, &mut rand::thread_rng()),
         )
     }

@@ -99,6 +99,7 @@ impl Lanes52 for Ifma {
         modulus: &Modulus52,
         bases: &[Self],
         exponent: &CommonExponent,
+        factors: &[Self],
         out: &mut [Self],
     ) {
         #[target_feature(enable = "avx512f,avx512ifma")]
@@ -106,23 +107,34 @@ impl Lanes52 for Ifma {
             modulus: &Modulus52,
             bases: &[Ifma],
             exponent: &CommonExponent,
+            factors: &[Ifma],
             out: &mut [Ifma],
         ) {
-            super::power_common_lanes(modulus, bases, exponent, out)
+            super::power_common_lanes(modulus, bases, exponent, factors, out)
         }
         assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
         // SAFETY: the CPU has the features, asserted just above.
-        unsafe { kernel(modulus, bases, exponent, out) }
+        unsafe { kernel(modulus, bases, exponent, factors, out) }
     }
 
-    fn power_fixed_base(table: &FixedBase52, digits: &[[u32; LANES]], out: &mut [Self]) {
+    fn power_fixed_base(
+        table: &FixedBase52,
+        digits: &[[u32; LANES]],
+        factors: &[Self],
+        out: &mut [Self],
+    ) {
         #[target_feature(enable = "avx512f,avx512ifma")]
-        fn kernel(table: &FixedBase52, digits: &[[u32; LANES]], out: &mut [Ifma]) {
-            super::power_fixed_base_lanes(table, digits, out)
+        fn kernel(
+            table: &FixedBase52,
+            digits: &[[u32; LANES]],
+            factors: &[Ifma],
+            out: &mut [Ifma],
+        ) {
+            super::power_fixed_base_lanes(table, digits, factors, out)
         }
         assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
         // SAFETY: as above.
-        unsafe { kernel(table, digits, out) }
+        unsafe { kernel(table, digits, factors, out) }
     }
 
     fn to_montgomery(modulus: &Modulus52, values: &[Self], out: &mut [Self]) {

@@ -111,12 +111,18 @@ pub(crate) trait Lanes52: Copy {
         modulus: &Modulus52,
         bases: &[Self],
         exponent: &CommonExponent,
+        factors: &[Self],
         out: &mut [Self],
     ) {
-        power_common_lanes(modulus, bases, exponent, out)
+        power_common_lanes(modulus, bases, exponent, factors, out)
     }
-    fn power_fixed_base(table: &FixedBase52, digits: &[[u32; LANES]], out: &mut [Self]) {
-        power_fixed_base_lanes(table, digits, out)
+    fn power_fixed_base(
+        table: &FixedBase52,
+        digits: &[[u32; LANES]],
+        factors: &[Self],
+        out: &mut [Self],
+    ) {
+        power_fixed_base_lanes(table, digits, factors, out)
     }
     fn to_montgomery(modulus: &Modulus52, values: &[Self], out: &mut [Self]) {
         to_montgomery_lanes(modulus, values, out)
@@ -167,18 +173,33 @@ impl Modulus52 {
         &self.modulus
     }
 
-    /// base_i^exponent mod N for eight bases, each in [0, N), on the lanes `L`.
+    /// factor_i·base_i^exponent mod N for eight bases and factors, each in [0, N) (no
+    /// factors: one), on the lanes `L`.
     pub(crate) fn power<L: Lanes52>(
         &self,
         bases: &[Integer; LANES],
         exponent: &Integer,
         secrecy: Secrecy,
+        factors: Option<&[Integer; LANES]>,
     ) -> [Integer; LANES] {
         let exponent = CommonExponent::new(exponent, self.limbs, secrecy);
         let bases = self.to_lanes::<L>(bases);
+        let factors = self.factors_to_lanes::<L>(factors);
         let mut out = padded_zero(self.limbs);
-        L::power_common(self, &bases, &exponent, &mut out);
+        L::power_common(self, &bases, &exponent, &factors, &mut out);
         self.lanes_to_integers(&out)
+    }
+
+    /// The factors a power ends with, as lanes: one in every lane when there are none.
+    fn factors_to_lanes<L: Lanes52>(&self, factors: Option<&[Integer; LANES]>) -> Vec<L> {
+        match factors {
+            Some(factors) => self.to_lanes(factors),
+            None => {
+                let mut one = padded_zero(self.limbs);
+                one[PAD] = L::splat(1);
+                one
+            }
+        }
     }
 
     /// Eight values as one padded vector per limb (lane i holding value i).
@@ -572,13 +593,21 @@ pub(crate) fn to_montgomery_lanes<L: Lanes52>(modulus: &Modulus52, values: &[L],
     );
 }
 
-/// out = the Montgomery-domain value x (in [0, 2N)) as a plain residue in [0, N).
+/// out = factor·x mod N in [0, N) for the Montgomery-domain value x (x·R, in [0, 2N)) and
+/// a plain factor in [0, N): leaving the domain is a product by a plain value, so a
+/// factor the caller would multiply by next comes free (encryption's 1 + m·n).
 #[inline(always)]
-fn from_montgomery<L: Lanes52>(n: &[L], n_prime: L, x: &[L], quotient: &mut [L], out: &mut [L]) {
-    let mut one = vec![L::zero(); n.len()];
-    one[PAD] = L::splat(1);
-    // x·1·R⁻¹ ≤ (2N + (R − 1)·N)/R < N + 1: at most N, which means 0.
-    montgomery_product::<L, false>(n, n_prime, x, &one, quotient, out);
+fn from_montgomery<L: Lanes52>(
+    n: &[L],
+    n_prime: L,
+    x: &[L],
+    factor: &[L],
+    quotient: &mut [L],
+    out: &mut [L],
+) {
+    // (x·factor + q·N)/R < (2N·N + R·N)/R = N + 2N²/R < 1.5·N (R > 4N): one conditional
+    // subtraction brings it below N.
+    montgomery_product::<L, false>(n, n_prime, x, factor, quotient, out);
     let end = n.len() - PAD;
     subtract_modulus_if_above(&n[PAD..end], &mut out[PAD..end]);
 }
@@ -611,13 +640,14 @@ fn splat_limbs<L: Lanes52>(limbs: &[u64]) -> Vec<L> {
     out
 }
 
-/// The ladder of the module note: out_i = bases_i^e mod N in [0, N) for bases in
-/// [0, N), e's schedule and table reads as its [`Secrecy`] asks.
+/// The ladder of the module note: out_i = factors_i·bases_i^e mod N in [0, N) for bases
+/// and factors in [0, N), e's schedule and table reads as its [`Secrecy`] asks.
 #[inline(always)]
 pub(crate) fn power_common_lanes<L: Lanes52>(
     modulus: &Modulus52,
     bases: &[L],
     exponent: &CommonExponent,
+    factors: &[L],
     out: &mut [L],
 ) {
     let limbs = modulus.limbs;
@@ -721,7 +751,7 @@ pub(crate) fn power_common_lanes<L: Lanes52>(
     for _ in 0..exponent.trailing {
         square(&n, n_prime, &mut acc, &mut scratch, &mut quotient, &mut ());
     }
-    from_montgomery(&n, n_prime, &acc, &mut quotient, out);
+    from_montgomery(&n, n_prime, &acc, factors, &mut quotient, out);
 }
 
 /// acc ← acc²·R⁻¹ mod N, through `scratch`, with `work` interleaved.
@@ -889,11 +919,13 @@ impl FixedBase52 {
         self.entries.len() * 8
     }
 
-    /// base^exponent_i mod N for eight exponents, each of at most
-    /// [`Self::exponent_bits`] bits (`None` otherwise).
+    /// factor_i·base^exponent_i mod N for eight exponents, each of at most
+    /// [`Self::exponent_bits`] bits (`None` otherwise), and factors in [0, N) (no
+    /// factors: one).
     pub(crate) fn power<L: Lanes52>(
         &self,
         exponents: &[Integer; LANES],
+        factors: Option<&[Integer; LANES]>,
     ) -> Option<[Integer; LANES]> {
         if exponents
             .iter()
@@ -912,8 +944,9 @@ impl FixedBase52 {
                 })
             })
             .collect();
+        let factors = self.modulus.factors_to_lanes::<L>(factors);
         let mut out = padded_zero(self.modulus.limbs);
-        L::power_fixed_base(self, &digits, &mut out);
+        L::power_fixed_base(self, &digits, &factors, &mut out);
         Some(self.modulus.lanes_to_integers(&out))
     }
 
@@ -930,12 +963,13 @@ impl FixedBase52 {
     }
 }
 
-/// out_i = base^(exponent_i) mod N in [0, N): the product of one entry per row, picked
-/// by each lane's own digit (`digits[row][lane]`).
+/// out_i = factors_i·base^(exponent_i) mod N in [0, N): the product of one entry per
+/// row, picked by each lane's own digit (`digits[row][lane]`), and of the factor.
 #[inline(always)]
 pub(crate) fn power_fixed_base_lanes<L: Lanes52>(
     table: &FixedBase52,
     digits: &[[u32; LANES]],
+    factors: &[L],
     out: &mut [L],
 ) {
     let modulus = &table.modulus;
@@ -952,7 +986,7 @@ pub(crate) fn power_fixed_base_lanes<L: Lanes52>(
         montgomery_product::<L, false>(&n, n_prime, &acc, &entry, &mut quotient, &mut scratch);
         core::mem::swap(&mut acc, &mut scratch);
     }
-    from_montgomery(&n, n_prime, &acc, &mut quotient, out);
+    from_montgomery(&n, n_prime, &acc, factors, &mut quotient, out);
 }
 
 /// Which lanes run the kernel: the exact model anywhere, or IFMA where the CPU has it.
@@ -982,23 +1016,26 @@ macro_rules! with_lanes {
 }
 
 impl Lanes {
-    /// base_i^exponent mod N for eight bases in [0, N); see [`Modulus52::power`].
+    /// factor_i·base_i^exponent mod N for eight bases and factors in [0, N); see
+    /// [`Modulus52::power`].
     pub(crate) fn power(
         self,
         modulus: &Modulus52,
         bases: &[Integer; LANES],
         exponent: &Integer,
         secrecy: Secrecy,
+        factors: Option<&[Integer; LANES]>,
     ) -> [Integer; LANES] {
         fn run<L: Lanes52>(
             m: &Modulus52,
             b: &[Integer; LANES],
             e: &Integer,
             s: Secrecy,
+            f: Option<&[Integer; LANES]>,
         ) -> [Integer; LANES] {
-            m.power::<L>(b, e, s)
+            m.power::<L>(b, e, s, f)
         }
-        with_lanes!(self, run::<L>(modulus, bases, exponent, secrecy))
+        with_lanes!(self, run::<L>(modulus, bases, exponent, secrecy, factors))
     }
 
     /// The kernel's copy of a GMP fixed-base table; see [`FixedBase52::from_rows`].
@@ -1014,16 +1051,21 @@ impl Lanes {
         with_lanes!(self, run::<L>(modulus, window, rows))
     }
 
-    /// base^exponent_i for eight exponents; see [`FixedBase52::power`].
+    /// factor_i·base^exponent_i for eight exponents; see [`FixedBase52::power`].
     pub(crate) fn power_fixed_base(
         self,
         table: &FixedBase52,
         exponents: &[Integer; LANES],
+        factors: Option<&[Integer; LANES]>,
     ) -> Option<[Integer; LANES]> {
-        fn run<L: Lanes52>(t: &FixedBase52, e: &[Integer; LANES]) -> Option<[Integer; LANES]> {
-            t.power::<L>(e)
+        fn run<L: Lanes52>(
+            t: &FixedBase52,
+            e: &[Integer; LANES],
+            f: Option<&[Integer; LANES]>,
+        ) -> Option<[Integer; LANES]> {
+            t.power::<L>(e, f)
         }
-        with_lanes!(self, run::<L>(table, exponents))
+        with_lanes!(self, run::<L>(table, exponents, factors))
     }
 }
 
@@ -1183,7 +1225,8 @@ mod tests {
     /// base^e mod N on every lane backend against GMP: edge bases (0, 1, N − 1, N − 2)
     /// and random ones, the same base in every lane and all different, exponents 0, 1,
     /// 2, all-ones of several widths, N itself and random ones; read as public (table
-    /// entries in place) and as secret (scanned).
+    /// entries in place) and as secret (scanned); alone and times factors (0, 1, N − 1,
+    /// N − 2 and random ones, in other lanes than the bases' edges).
     #[test]
     fn power_matches_gmp() {
         let mut rng = ChaCha20Rng::seed_from_u64(3);
@@ -1215,15 +1258,28 @@ mod tests {
                 _ => random_below(&modulus, &mut rng),
             });
             let same: [Integer; LANES] = core::array::from_fn(|_| mixed[7].clone());
+            // Factors for the way out: the edges in other lanes than the bases' edges.
+            let factors: [Integer; LANES] = core::array::from_fn(|i| match i {
+                4..=7 => edges[i - 4].clone(),
+                _ => random_below(&modulus, &mut rng),
+            });
             for exponent in &exponents {
                 for bases in [&mixed, &same] {
                     let want = bases.clone().map(|b| gmp_power(&b, exponent, &modulus));
+                    let want_times: [Integer; LANES] =
+                        core::array::from_fn(|i| Integer::from(&want[i] * &factors[i]) % &modulus);
                     for lanes in lane_backends() {
                         for secrecy in [Secrecy::Public, Secrecy::Secret] {
-                            let got = lanes.power(&m, bases, exponent, secrecy);
+                            let got = lanes.power(&m, bases, exponent, secrecy, None);
                             assert_eq!(
                                 got, want,
                                 "{lanes:?}, {secrecy:?}, N = {modulus:#x}, e = {exponent:#x}"
+                            );
+                            let got = lanes.power(&m, bases, exponent, secrecy, Some(&factors));
+                            assert_eq!(
+                                got, want_times,
+                                "{lanes:?}, {secrecy:?}, N = {modulus:#x}, e = {exponent:#x}, \
+                                 times factors"
                             );
                         }
                     }
@@ -1233,7 +1289,8 @@ mod tests {
     }
 
     /// The fixed-base product against GMP, per lane with its own exponent: 0, 1, all
-    /// ones at the table's full width, random; wider than the table is refused.
+    /// ones at the table's full width, random; alone and times factors (0, 1, N − 1,
+    /// random); wider than the table is refused.
     #[test]
     fn fixed_base_matches_gmp() {
         let mut rng = ChaCha20Rng::seed_from_u64(4);
@@ -1249,18 +1306,31 @@ mod tests {
                 _ => random_bits(exponent_bits, &mut rng),
             });
             let want = exponents.clone().map(|e| gmp_power(&base, &e, &modulus));
+            let factors: [Integer; LANES] = core::array::from_fn(|i| match i {
+                3 => Integer::new(),
+                4 => Integer::from(1),
+                5 => Integer::from(&modulus - 1u32),
+                _ => random_below(&modulus, &mut rng),
+            });
+            let want_times: [Integer; LANES] =
+                core::array::from_fn(|i| Integer::from(&want[i] * &factors[i]) % &modulus);
             for lanes in lane_backends() {
                 let m = Modulus52::new(&modulus).unwrap();
                 let table = lanes.fixed_base_table(m, window, gmp.rows());
                 assert_eq!(table.exponent_bits(), gmp.digits() as u32 * window);
                 assert_eq!(
-                    lanes.power_fixed_base(&table, &exponents),
+                    lanes.power_fixed_base(&table, &exponents, None),
                     Some(want.clone()),
                     "{lanes:?}"
                 );
+                assert_eq!(
+                    lanes.power_fixed_base(&table, &exponents, Some(&factors)),
+                    Some(want_times.clone()),
+                    "{lanes:?}, times factors"
+                );
                 let mut wide = exponents.clone();
                 wide[5] = Integer::from(&full + 1u32);
-                assert_eq!(lanes.power_fixed_base(&table, &wide), None);
+                assert_eq!(lanes.power_fixed_base(&table, &wide, None), None);
             }
         }
     }
