@@ -7,6 +7,11 @@
 #   .device/bin/t_linesig_paillier && .device/bin/t_paillier
 #   taskset -c 5 .device/bin/linesig bench --scheme paillier2048 --workers 1 --repeat 5 \
 #     --yardstick none --op-iterations 0
+# `linesig-whole-scan.gz` is the same CLI built with `--cfg linesig_whole_scan`
+# (decryption's table scan just before each product, not spread over the squarings), for
+# an A/B of the spread on that CPU: `gunzip -k .device/bin/linesig-whole-scan.gz`, then
+# alternate the two binaries on the command above and compare the decrypt rows. (Gzipped
+# so that the pack stays under the device's 64 MiB carry limit.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p linesig-cli
@@ -22,11 +27,16 @@ for line in sys.stdin:
             print(m["target"]["name"], m["executable"])' |
   while read -r name path; do cp "$path" ".device/bin/t_$name"; done
 cp target/release/linesig .device/bin/
+RUSTFLAGS="${RUSTFLAGS:-} --cfg linesig_whole_scan" CARGO_TARGET_DIR=target/whole-scan \
+  cargo build --release --locked -p linesig-cli
 if [ -x fuzz/target/x86_64-unknown-linux-gnu/release/ed25519_backends ]; then
   cp fuzz/target/x86_64-unknown-linux-gnu/release/ed25519_backends .device/bin/
 fi
 y=target/yardstick/x86_64-unknown-linux-gnu/release/yardstick-ed25519-simd
 [ -x "$y" ] && cp "$y" .device/bin/
 strip .device/bin/*
+strip -o .device/bin/linesig-whole-scan target/whole-scan/release/linesig
+gzip -f .device/bin/linesig-whole-scan
 rm -rf .device/vectors && cp -r ../shared/vectors .device/vectors
 du -sh .device
+[ "$(du -sb .device | cut -f1)" -lt $((64 << 20)) ] || { echo ".device is over 64 MiB" >&2; exit 1; }

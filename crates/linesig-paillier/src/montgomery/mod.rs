@@ -728,7 +728,14 @@ pub(crate) fn power_common_lanes<L: Lanes52>(
                 // the multipliers busy while the scan streams the table from L2 (it is
                 // larger than a core's L1: 80 KiB for p² of a 2048-bit key).
                 set_masks(&mut masks, step.entry);
-                let slices = step.squarings as usize * product_blocks(limbs);
+                // `--cfg linesig_whole_scan` builds the schedule from before the spread
+                // (no slices: the whole scan just before the product), for A/B runs on
+                // other CPUs (`scripts/device-pack.sh` packs both).
+                let slices = if cfg!(linesig_whole_scan) {
+                    0
+                } else {
+                    step.squarings as usize * product_blocks(limbs)
+                };
                 let mut scan =
                     SpreadScan::new(&by_limb, &masks, &mut selected[PAD..PAD + limbs], slices);
                 for _ in 0..step.squarings {
