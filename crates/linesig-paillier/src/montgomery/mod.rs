@@ -1139,9 +1139,6 @@ mod tests {
         }
     }
 
-    /// The product's contract at its edges: inputs anywhere in [0, 2N) (2N − 1
-    /// included) on moduli whose 4N approaches R give a·b·R⁻¹ mod N, below 2N, every
-    /// limb below 2^52; squares equal products.
     /// A spread scan returns the entry asked for, however many slices share it out
     /// (none, fewer than the limbs, more) and whichever entry it is.
     #[test]
@@ -1178,6 +1175,9 @@ mod tests {
         }
     }
 
+    /// The product's contract at its edges: inputs anywhere in [0, 2N) (2N − 1
+    /// included) on moduli whose 4N approaches R give a·b·R⁻¹ mod N, below 2N, every
+    /// limb below 2^52; squares equal products.
     #[test]
     fn montgomery_product_keeps_its_bounds() {
         let mut rng = ChaCha20Rng::seed_from_u64(2);
