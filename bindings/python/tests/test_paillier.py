@@ -232,6 +232,26 @@ def test_raw_operations_equal_phe_integer_for_integer(keypair):
         assert ours.exponent == theirs.exponent
 
 
+def test_non_ciphertexts_decrypt_as_under_phe(keypair):
+    # Ints that share a factor with n (or lie outside [0, n²)) are no ciphertexts, but
+    # phe returns a value for them and so must a drop-in: the same value.
+    public_key, private_key = keypair
+    phe_public, phe_private = to_phe_keys(public_key, private_key)
+    p, q, n = private_key.p, private_key.q, public_key.n
+    for c in [0, p, q, 3 * p, 7 * q, p * p, p * p + q, n, n * n - p, -n, -1, n * n + p, 5 * n * n]:
+        assert private_key.raw_decrypt(c) == phe_private.raw_decrypt(c), c
+        ours, theirs = [], []
+        for key, number, out in [
+            (private_key, paillier.EncryptedNumber(public_key, c, -3), ours),
+            (phe_private, phe.EncryptedNumber(phe_public, c, -3), theirs),
+        ]:
+            try:
+                out.append(key.decrypt(number))
+            except OverflowError as error:
+                out.append(str(error))
+        assert ours == theirs, c
+
+
 def test_encodings_equal_phe_field_for_field(keypair):
     public_key, _ = keypair
     phe_public = phe.PaillierPublicKey(public_key.n)

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use rand::{CryptoRng, RngCore};
 use rug::integer::IsPrime;
-use rug::ops::RemRounding;
+use rug::ops::{DivRounding, RemRounding};
 use rug::Integer;
 
 use super::fixed_base::{FixedBaseTable, DEFAULT_WINDOW};
@@ -422,7 +422,9 @@ impl PrivateKey {
     }
 
     /// The plaintext in [0, n) of a ciphertext c ∈ [0, n²): m_p = L_p(c^(p−1) mod p²)·h_p
-    /// mod p, m_q likewise, recombined by the CRT.
+    /// mod p, m_q likewise, recombined by the CRT. A c that shares a factor with n is no
+    /// ciphertext of this key and its value means nothing, but it is the one phe's
+    /// `raw_decrypt` returns (see [`l_function`]), so the two agree on every input.
     pub fn decrypt(&self, c: &Integer) -> Result<Integer, Error> {
         self.public.check_ciphertext(c)?;
         let cp = pow_mod(c, &Integer::from(&self.p - 1u32), &self.p_square);
@@ -468,8 +470,8 @@ impl PrivateKey {
     /// m from cp = c^(p−1) mod p² and cq = c^(q−1) mod q²: m_p = L_p(cp)·h_p mod p,
     /// m_q likewise, and m = m_p + p·((m_q − m_p)·p⁻¹ mod q).
     fn recombine(&self, cp: &Integer, cq: &Integer) -> Integer {
-        let mp = Integer::from(&l_function(cp, &self.p) * &self.hp) % &self.p;
-        let mq = Integer::from(&l_function(cq, &self.q) * &self.hq) % &self.q;
+        let mp = (l_function(cp, &self.p) * &self.hp).rem_euc(&self.p);
+        let mq = (l_function(cq, &self.q) * &self.hq).rem_euc(&self.q);
         let u = (Integer::from(&mq - &mp) * &self.p_inverse).rem_euc(&self.q);
         mp + u * &self.p
     }
@@ -513,9 +515,11 @@ fn random_prime<R: RngCore + CryptoRng + ?Sized>(bits: u32, rng: &mut R) -> Inte
     }
 }
 
-/// L(x) = (x − 1)/p, exact for x ≡ 1 mod p (Paillier's L function).
+/// L(x) = (x − 1)/p, exact for x ≡ 1 mod p (Paillier's L function). Rounded down, as
+/// phe's `(x - 1) // p`: the only other x a decryption meets is 0 (c^(p−1) mod p² for a c
+/// divisible by p), where L is −1 here and in phe, not the 0 of a truncating division.
 fn l_function(x: &Integer, p: &Integer) -> Integer {
-    Integer::from(x - 1u32) / p
+    Integer::from(x - 1u32).div_floor(p)
 }
 
 /// base^exponent mod modulus for a non-negative exponent and a positive modulus.

@@ -307,6 +307,45 @@ fn every_kernel_gives_the_same_integers() {
     assert!("avx2".parse::<Kernel>().is_err());
 }
 
+/// A value that shares a factor with n is no ciphertext, yet phe's `raw_decrypt` returns
+/// something for it, and so must every path here, bit for bit: the expected values were
+/// printed by phe 1.5.0 (with gmpy2) for this key, whose L function rounds (0 − 1)/p down
+/// to −1 where a truncating division gives 0.
+#[test]
+fn values_sharing_a_factor_with_n_decrypt_as_phe_decrypts_them() {
+    let hex = |s: &str| Integer::from_str_radix(s, 16).unwrap();
+    let p = hex("cc3603ba2b53c2b9f7ffe38cdf850a9163a9f30b16f5260806d5a98f4f341147");
+    let q = hex("f890ac0ca9626bbd157693ba52fdb94d0922abd6a2da596d38adc75c2303f0b1");
+    let n = Integer::from(&p * &q);
+    let public = PublicKey::new(n.clone()).unwrap();
+    let private = PrivateKey::from_factors(public.clone(), p.clone(), q.clone()).unwrap();
+    let p2 = Integer::from(p.square_ref());
+    let n2 = public.n_square().clone();
+    let from_zero = "9547b6550b8975e5e4c0df7669204b36c8c915462d4ff72ee93bc0ae70a55a097d456e286d41377c3c09ef9297c1c682e6027fc5aa05c9aad7ef87e00bd5a05b";
+    let from_p = "1eff58b3dc3beb887768ce4090e850d359093d823bee412a03cbc986b98a7b870044fe2c0b255dbdf6b07aa99fdcf3f5d3ee8beb4dbbb8f06e93d9ab1b1943bf";
+    let cases: Vec<(Integer, &str)> = vec![
+        (Integer::new(), from_zero),
+        (p.clone(), from_p),
+        (q.clone(), "768acbc5f0fc8a25fa661fe2f4b273a47aa4326be5c77cad627249e224440319b74f60b79746601fe894ffc50518b4d1b8beba89afbb5c92006f879ee7e17082"),
+        (Integer::from(&p * 3u32), "47ff14d315e23a797db10a9985ebd87e684cc6b511afd51029f2408f4edb9a8d57ed8e0155907536567f910356577f86fd62e10a97c98f01a0bea2a6a742038f"),
+        (Integer::from(&q * 7u32), "562e279e8e45ddf606465f5e555460033f171faf82fe096e5099ee0db576ba34c0da061a7c0d21570a5bd2ebe8449a02af6107a471410932c83a2b402733b646"),
+        (p2.clone(), "2f8bfd51280992fdc1d3879f9b94bc35af7696fd79991cf5e37c95b4a334d878f467ab46aa5b4d695b3b2268a9d117c7000b24ce46be31755ff91bd3da7eb49d"),
+        (p2 + &q, "9aa3d97000e9fc580b86d61edf893609aa9edffdc95be606a1f2a2113baa1b3302323f01af556d0aa3d3946a072fcfebd63ede9147589007634fdb6aeccff8ab"),
+        (n, from_zero),
+        (n2 - &p, from_p),
+    ];
+    let (cs, want): (Vec<Integer>, Vec<Integer>) =
+        cases.into_iter().map(|(c, m)| (c, hex(m))).unzip();
+    for (c, m) in cs.iter().zip(&want) {
+        assert_eq!(&private.decrypt(c).unwrap(), m, "one call, c = {c}");
+    }
+    // Array calls: a full group of eight on each kernel's lanes and a tail on GMP.
+    for kernel in Kernel::ALL.into_iter().filter(|k| k.is_supported()) {
+        let pool = Pool::with_kernel(1, kernel).unwrap();
+        assert_eq!(pool.decrypt(&private, &cs).unwrap(), want, "{kernel}");
+    }
+}
+
 #[test]
 fn every_error_is_typed() {
     let (public, private) = keypair(256, 50);
