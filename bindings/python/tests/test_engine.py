@@ -150,6 +150,8 @@ def test_nulls_and_bad_shapes_are_verdicts_or_clear_errors():
         linesig.Engine(scheme="mldsa44", policy="strict")
     with pytest.raises(ValueError):
         linesig.Engine(workers=0)
+    with pytest.raises(ValueError, match="at most 1024"):
+        linesig.Engine(workers=10**6)
     # ML-DSA through the same face: wrong sizes are verdicts, and contexts are accepted.
     mldsa = linesig.Engine(scheme="mldsa44")
     assert mldsa.policy is None

@@ -371,6 +371,9 @@ def test_every_kernel_gives_phe_compatible_results():
                 assert phe_private.decrypt(theirs) == value
         with pytest.raises(ValueError):
             paillier.set_workers(1, kernel="avx2")
+        for workers in (0, -1, 1025, 10**6):  # refused before any thread starts
+            with pytest.raises(ValueError, match="workers must be at"):
+                paillier.set_workers(workers)
     finally:
         paillier.set_workers(__import__("os").cpu_count() or 1)
 

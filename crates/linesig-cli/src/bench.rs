@@ -45,7 +45,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 32)]
     msg_size: usize,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse_workers)]
     workers: Option<usize>,
     /// Items per work unit.
     #[arg(long, default_value_t = 512)]

@@ -84,6 +84,18 @@ pub fn parse_backend(name: &str) -> Result<Option<Backend>, CliError> {
         .map_err(|e: linesig::UnknownBackend| CliError::usage(e.to_string()))
 }
 
+/// `--workers`: a thread count from 1 to [`linesig::MAX_WORKERS`], refused at parse time
+/// so that every command (the leanSig benches start their own pools) says the same thing.
+pub fn parse_workers(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=linesig::MAX_WORKERS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a worker count from 1 to {}",
+            linesig::MAX_WORKERS
+        )),
+    }
+}
+
 fn main() -> ExitCode {
     // Die quietly on a closed pipe (`linesig replay f | head`), as Unix tools do, instead
     // of panicking in println!. Rust sets SIGPIPE to ignored before main.

@@ -28,7 +28,7 @@ pub struct PipelineArgs {
     #[arg(long, default_value = "strict")]
     policy: Policy,
     /// Worker threads for verification (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse_workers)]
     workers: Option<usize>,
     /// Most signatures per verify batch.
     #[arg(long, default_value_t = 1024)]

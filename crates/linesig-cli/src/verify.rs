@@ -38,7 +38,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     policy: Option<Policy>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse_workers)]
     workers: Option<usize>,
     /// Items per work unit.
     #[arg(long, default_value_t = 512)]

@@ -277,6 +277,13 @@ fn bench_rejects_bad_options_clearly() {
         (vec!["bench", "--backend", "avx1024"], "not available"),
         (vec!["bench", "--invalid", "1.5"], "fraction"),
         (vec!["bench", "--workers", "0", "--count", "10"], "workers"),
+        // Refused before any thread starts, for every scheme (the leanSig benches and
+        // Paillier's pool start their own threads).
+        (
+            vec!["bench", "--workers", "1025", "--scheme", "leansig-devnet4"],
+            "from 1 to 1024",
+        ),
+        (vec!["verify", "--workers", "100000"], "from 1 to 1024"),
         (vec!["bench", "--scheme", "slh-dsa-128s"], "unknown scheme"),
         (vec!["bench", "--policy", "lax"], "unknown Ed25519 policy"),
     ] {

@@ -53,7 +53,8 @@ typedef struct LinesigConfig {
   uint32_t scheme;
   // Ed25519 policy: 0 = strict (Solana today), 1 = zip215, 2 = zip215-strict (SIMD-0376).
   uint32_t policy;
-  // Worker threads; 0 = all cores.
+  // Worker threads, at most 1024 (`MAX_WORKERS`; more is `InvalidConfig`); 0 = all
+  // cores.
   uint32_t workers;
   // Items per work unit; 0 = 512.
   uint32_t batch_size;

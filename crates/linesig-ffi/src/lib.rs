@@ -60,7 +60,8 @@ pub struct LinesigConfig {
     pub scheme: u32,
     /// Ed25519 policy: 0 = strict (Solana today), 1 = zip215, 2 = zip215-strict (SIMD-0376).
     pub policy: u32,
-    /// Worker threads; 0 = all cores.
+    /// Worker threads, at most 1024 (`MAX_WORKERS`; more is `InvalidConfig`); 0 = all
+    /// cores.
     pub workers: u32,
     /// Items per work unit; 0 = 512.
     pub batch_size: u32,

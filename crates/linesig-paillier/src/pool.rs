@@ -33,7 +33,7 @@ impl std::fmt::Debug for Pool {
 }
 
 impl Pool {
-    /// A pool of `workers` threads (at least 1) on the best kernel this CPU has
+    /// A pool of `workers` threads (1 to [`linesig::MAX_WORKERS`]) on the best kernel this CPU has
     /// ([`Kernel::best`]).
     pub fn new(workers: usize) -> Result<Self, Error> {
         Pool::with_kernel(workers, Kernel::best())
@@ -47,6 +47,9 @@ impl Pool {
         }
         if workers == 0 {
             return Err(Error::ZeroWorkers);
+        }
+        if workers > linesig::MAX_WORKERS {
+            return Err(Error::TooManyWorkers(workers));
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(workers)

@@ -423,6 +423,10 @@ fn every_error_is_typed() {
         Error::BadDjnBase
     );
     assert_eq!(Pool::new(0).unwrap_err(), Error::ZeroWorkers);
+    assert_eq!(
+        Pool::new(linesig::MAX_WORKERS + 1).unwrap_err(),
+        Error::TooManyWorkers(linesig::MAX_WORKERS + 1)
+    );
 
     let pool = Pool::new(2).unwrap();
     let ok = Integer::from(5);

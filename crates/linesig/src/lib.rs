@@ -42,7 +42,7 @@ pub mod wire;
 
 pub use backend::{Backend, BACKEND_ENV};
 pub use ed25519::Policy;
-pub use engine::{available_cores, Engine, EngineBuilder, DEFAULT_BATCH_SIZE};
+pub use engine::{available_cores, Engine, EngineBuilder, DEFAULT_BATCH_SIZE, MAX_WORKERS};
 pub use error::{Error, PolicyNotApplicable, UnknownBackend, UnknownName, UnknownPolicy};
 pub use item::{Item, ItemBatch, ItemSource, ItemSpans, Span};
 pub use key_cache::KeyCacheStats;

@@ -147,6 +147,13 @@ fn builder_rejects_bad_configuration_with_typed_errors() {
         Engine::builder().workers(0).build(),
         Err(Error::ZeroWorkers)
     ));
+    // A worker count past the limit is refused before any thread starts (rayon would
+    // start 65,535 of them for a million, which takes minutes).
+    assert!(matches!(
+        Engine::builder().workers(1_000_000).build(),
+        Err(Error::TooManyWorkers(1_000_000))
+    ));
+    assert!(linesig::available_cores() <= linesig::MAX_WORKERS);
     assert!(matches!(
         Engine::builder().batch_size(0).build(),
         Err(Error::ZeroBatchSize)

@@ -59,10 +59,12 @@ __all__ = [
 
 
 def set_workers(workers, kernel=None):
-    """Threads used by the array calls (default: all cores), and optionally their
-    kernel: ``"ifma"``, ``"portable"`` (the IFMA kernel's exact model; slow, for
-    checks) or ``"gmp"``. Default: the best this CPU has. ValueError for a kernel this
-    CPU cannot run."""
+    """Threads used by the array calls (default: all cores; 1 to 1024), and optionally
+    their kernel: ``"ifma"``, ``"portable"`` (the IFMA kernel's exact model; slow, for
+    checks) or ``"gmp"``. Default: the best this CPU has. ValueError for a count out of
+    range or a kernel this CPU cannot run."""
+    if isinstance(workers, int) and workers < 1:
+        raise ValueError("workers must be at least 1")
     _native.set_workers(workers, kernel)
 
 

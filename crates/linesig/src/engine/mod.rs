@@ -100,6 +100,7 @@ impl EngineBuilder {
     pub fn build(self) -> Result<Engine, Error> {
         let workers = match self.workers {
             Some(0) => return Err(Error::ZeroWorkers),
+            Some(n) if n > MAX_WORKERS => return Err(Error::TooManyWorkers(n)),
             Some(n) => n,
             None => available_cores(),
         };
@@ -170,9 +171,16 @@ fn choose_backend(scheme: Scheme, forced: Option<Backend>, isa: Isa) -> Result<B
     })
 }
 
-/// Cores this process may run on (1 if unknown).
+/// The most worker threads a pool may have. No CPU this serves has more hardware
+/// threads, and a pool is started thread by thread: rayon would silently cap a larger
+/// request at 65,535, which on a small machine takes minutes to start and looks hung.
+pub const MAX_WORKERS: usize = 1024;
+
+/// Cores this process may run on (1 if unknown), at most [`MAX_WORKERS`].
 pub fn available_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_WORKERS)
 }
 
 /// A configured verifier with its own worker pool. Cheap to share by reference; calls
