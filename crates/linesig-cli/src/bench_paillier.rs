@@ -566,7 +566,7 @@ fn print_report(r: &PaillierReport, total_seconds: f64) {
         match r.head.backend {
             "gmp" => "GMP, one value at a time".to_string(),
             k => format!(
-                "the {k} Montgomery kernel, 8 values per call (tails and one-call rows on GMP)"
+                "the {k} Montgomery kernel, 8 values per call (tails of 1 or 2 and one-call rows on GMP)"
             ),
         }
     );

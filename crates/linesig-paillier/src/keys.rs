@@ -274,6 +274,12 @@ impl PublicKey {
         self.djn_kernel_table(lanes).map(|_| ())
     }
 
+    /// Whether the kernel takes this key's moduli (n², and so p² and q²): all but keys
+    /// of tens of thousands of bits.
+    pub(crate) fn kernel_takes_key(&self) -> bool {
+        self.kernel_n_square().is_some()
+    }
+
     fn kernel_n_square(&self) -> Option<&Modulus52> {
         self.kernel_n_square
             .get_or_init(|| Modulus52::new(&self.n_square))

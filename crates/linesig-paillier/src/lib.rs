@@ -26,8 +26,9 @@
 //! exponentiations (r^n and hs^α for encryption, c^(p−1) mod p² and c^(q−1) mod q² for
 //! decryption) eight at a time on the radix-2^52 Montgomery kernel of `montgomery/`
 //! when the pool's [`Kernel`] has one: AVX-512 IFMA by default where the CPU has it, the
-//! kernel's exact portable model when asked for (tests), GMP otherwise; a group shorter
-//! than eight (the tail) runs on GMP. Every path returns the same integers.
+//! kernel's exact portable model when asked for (tests), GMP otherwise. An array's last,
+//! partial group (the tail) runs as one kernel call padded to eight when it has at least
+//! [`PADDED_TAIL_FROM`] items, on GMP otherwise. Every path returns the same integers.
 //!
 //! **Constant time.** The kernel's common-exponent ladder (textbook encryption and
 //! decryption) has a fixed schedule and reads its tables by masked scans, so neither its
@@ -35,7 +36,7 @@
 //! q − 1 of an array call's decryption do not leak p or q through timing or cache (the
 //! reductions and CRT steps around them run on GMP, which is not constant-time). DJN's
 //! fixed-base product reads one table entry per digit of α by address (as the GMP table
-//! does), and everything on GMP (single calls, tails, `mul_plain`, key generation) is not
+//! does), and everything on GMP (single calls, short tails, `mul_plain`, key generation) is not
 //! constant-time.
 
 mod fixed_base;
@@ -46,7 +47,7 @@ mod pool;
 pub use fixed_base::FixedBaseTable;
 pub use keys::{generate_keypair, PrivateKey, PublicKey};
 pub use linesig::UnknownName;
-pub use pool::{Pool, GROUP};
+pub use pool::{Pool, GROUP, PADDED_TAIL_FROM};
 pub use rug::Integer;
 
 use rand::{CryptoRng, RngCore};

@@ -1,8 +1,9 @@
 //! Array calls: one Paillier operation over many values on a pool of worker threads,
 //! results in input order. Each item is independent (an exponentiation of milliseconds).
 //! Encryption, obfuscation and decryption go in groups of [`GROUP`] items, one group per
-//! kernel call when the pool has a kernel (see the module documentation of `paillier`);
-//! the rest, and every operation on GMP, go item by item. Randomness comes from each
+//! kernel call when the pool has a kernel (see the module documentation of `paillier`),
+//! a tail of [`PADDED_TAIL_FROM`] or more items padded into a group of its own; shorter
+//! tails, and every operation on GMP, go item by item. Randomness comes from each
 //! worker's own `rand::thread_rng()` (ChaCha12, seeded and reseeded from the operating
 //! system).
 
@@ -14,6 +15,14 @@ use super::{Error, Kernel, Mode, PrivateKey, PublicKey};
 
 /// Items per kernel call: one per lane.
 pub const GROUP: usize = LANES;
+
+/// The shortest tail (an array's last, partial group) that runs as one kernel call,
+/// padded to eight with copies of its first item whose results are dropped. A kernel
+/// call costs what its eight items cost; one item on GMP costs 5 to 10 of them on the
+/// IFMA cores measured (Zen 4: textbook 5.6, DJN 5.1, decryption 5.1; Zen 5 7 to 10:
+/// results.md), so three items already cost more on GMP than the padded call, with a
+/// margin for cores where the kernel leads by less.
+pub const PADDED_TAIL_FROM: usize = 3;
 
 /// A worker pool for array calls. Cheap to share by reference; calls from several
 /// threads share the pool.
@@ -89,11 +98,15 @@ impl Pool {
     }
 
     /// `op` on every item, as `group` on each full group of [`GROUP`] items when the
-    /// pool has kernel lanes and as `single` on the others; every item is first
-    /// checked with `check`, so that the first bad item's index is the one reported.
-    fn map_grouped<T: Sync, U: Send>(
+    /// pool has kernel lanes (and on a tail of at least [`PADDED_TAIL_FROM`], padded,
+    /// when `kernel_takes_key`: a key too wide for the kernel would run all eight lanes
+    /// on GMP), and as `single` on the others; every item is first checked with `check`,
+    /// so that the first bad item's index is the one reported (and padding copies only
+    /// good items).
+    fn map_grouped<T: Clone + Sync, U: Send>(
         &self,
         items: &[T],
+        kernel_takes_key: bool,
         check: impl Fn(&T) -> Result<(), Error>,
         group: impl Fn(Lanes, &[T; GROUP]) -> Result<[U; GROUP], Error> + Sync + Send,
         single: impl Fn(&T) -> Result<U, Error> + Sync + Send,
@@ -112,6 +125,13 @@ impl Pool {
                     Ok(full) => group(lanes, full)
                         .map(Vec::from)
                         .map_err(|e| e.at(g * GROUP)),
+                    Err(_) if kernel_takes_key && chunk.len() >= PADDED_TAIL_FROM => {
+                        let padded: [T; GROUP] =
+                            core::array::from_fn(|i| chunk.get(i).unwrap_or(&chunk[0]).clone());
+                        group(lanes, &padded)
+                            .map(|out| out.into_iter().take(chunk.len()).collect())
+                            .map_err(|e| e.at(g * GROUP))
+                    }
                     Err(_) => chunk
                         .iter()
                         .enumerate()
@@ -160,6 +180,7 @@ impl Pool {
         }
         self.map_grouped(
             plaintexts,
+            key.kernel_takes_key(),
             |m| key.check_plaintext(m),
             |lanes, group| {
                 let mut nude = group.clone();
@@ -184,6 +205,7 @@ impl Pool {
         }
         self.map_grouped(
             ciphertexts,
+            key.kernel_takes_key(),
             |c| key.check_ciphertext(c),
             |lanes, group| key.obfuscate_lanes(lanes, group, mode, &mut rand::thread_rng()),
             |c| key.obfuscate(c, mode, &mut rand::thread_rng()),
@@ -199,6 +221,7 @@ impl Pool {
     ) -> Result<Vec<Integer>, Error> {
         self.map_grouped(
             ciphertexts,
+            key.public_key().kernel_takes_key(),
             |c| key.public_key().check_ciphertext(c),
             |lanes, group| Ok(key.decrypt_lanes(lanes, group)),
             |c| key.decrypt(c),

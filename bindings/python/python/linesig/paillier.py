@@ -19,8 +19,9 @@ The arithmetic runs in linesig's Rust core on GMP and releases the GIL. On top o
   a list, or a numpy object array of the input's shape for numpy input.
   ``set_workers(n)`` sets their thread count (default: all cores). Their
   exponentiations run eight at a time on an AVX-512 IFMA Montgomery kernel where the CPU
-  has one (``kernel()`` names it: ``"ifma"``, else ``"gmp"``); the rest, and single
-  calls, on GMP. Every path returns the same integers.
+  has one (``kernel()`` names it: ``"ifma"``, else ``"gmp"``), a last group of three
+  to seven padded to eight; a last one or two values, and single calls, on GMP. Every
+  path returns the same integers.
 * DJN encryption, opt-in: ``generate_paillier_keypair(..., djn=True)`` publishes
   ``public_key.hs``, and that key encrypts as hs^α mod n² (a ⌈bits(n)/2⌉-bit α on a
   fixed-base table) instead of r^n mod n². Much faster; it rests on the extra assumption

@@ -41,7 +41,7 @@
 //! length, `window` squarings and one product per digit, a product even for digit 0,
 //! and every table read scans the whole table with masks, so no branch and no address
 //! depends on its bits; that is what makes decryption's exponentiations constant-time in
-//! the secret factors (GMP's `mpz_powm`, used for tails and single calls, is not). A
+//! the secret factors (GMP's `mpz_powm`, used for short tails and single calls, is not). A
 //! scan reads the whole table, 80 KiB for p² of a 2048-bit key, more than a core's L1,
 //! so it runs at the pace of L2; it is spread in slices over the squarings before its
 //! product ([`SpreadScan`]), where it overlaps with their multiplications. On a Zen 4
