@@ -132,8 +132,9 @@ impl Pool {
                             .map(|out| out.into_iter().take(chunk.len()).collect())
                             .map_err(|e| e.at(g * GROUP))
                     }
+                    // Each on its own worker where one is free.
                     Err(_) => chunk
-                        .iter()
+                        .par_iter()
                         .enumerate()
                         .map(|(i, item)| single(item).map_err(|e| e.at(g * GROUP + i)))
                         .collect(),
