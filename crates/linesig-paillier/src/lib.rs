@@ -185,8 +185,8 @@ pub enum Error {
     Item { index: usize, error: Box<Error> },
     #[error("workers must be at least 1")]
     ZeroWorkers,
-    #[error("workers must be at most {max}, not {0}", max = linesig::MAX_WORKERS)]
-    TooManyWorkers(usize),
+    #[error("workers must be at most {max}, not {requested}")]
+    TooManyWorkers { requested: usize, max: usize },
     #[error("could not start the worker pool: {0}")]
     ThreadPool(String),
     #[error("the {0} kernel needs CPU features this machine lacks")]

@@ -58,7 +58,10 @@ impl Pool {
             return Err(Error::ZeroWorkers);
         }
         if workers > linesig::MAX_WORKERS {
-            return Err(Error::TooManyWorkers(workers));
+            return Err(Error::TooManyWorkers {
+                requested: workers,
+                max: linesig::MAX_WORKERS,
+            });
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(workers)

@@ -443,7 +443,10 @@ fn every_error_is_typed() {
     assert_eq!(Pool::new(0).unwrap_err(), Error::ZeroWorkers);
     assert_eq!(
         Pool::new(linesig::MAX_WORKERS + 1).unwrap_err(),
-        Error::TooManyWorkers(linesig::MAX_WORKERS + 1)
+        Error::TooManyWorkers {
+            requested: linesig::MAX_WORKERS + 1,
+            max: linesig::MAX_WORKERS
+        }
     );
 
     let pool = Pool::new(2).unwrap();

@@ -17,8 +17,8 @@ use crate::cpu::Isa;
 pub enum Error {
     #[error("workers must be at least 1")]
     ZeroWorkers,
-    #[error("workers must be at most {max}, not {0}", max = crate::MAX_WORKERS)]
-    TooManyWorkers(usize),
+    #[error("workers must be at most {max}, not {requested}")]
+    TooManyWorkers { requested: usize, max: usize },
     #[error("batch size must be at least 1")]
     ZeroBatchSize,
     #[error("lanes in use must be at least 1")]

@@ -151,7 +151,10 @@ fn builder_rejects_bad_configuration_with_typed_errors() {
     // start 65,535 of them for a million, which takes minutes).
     assert!(matches!(
         Engine::builder().workers(1_000_000).build(),
-        Err(Error::TooManyWorkers(1_000_000))
+        Err(Error::TooManyWorkers {
+            requested: 1_000_000,
+            max: 1024
+        })
     ));
     assert!(linesig::available_cores() <= linesig::MAX_WORKERS);
     assert!(matches!(

@@ -100,7 +100,12 @@ impl EngineBuilder {
     pub fn build(self) -> Result<Engine, Error> {
         let workers = match self.workers {
             Some(0) => return Err(Error::ZeroWorkers),
-            Some(n) if n > MAX_WORKERS => return Err(Error::TooManyWorkers(n)),
+            Some(n) if n > MAX_WORKERS => {
+                return Err(Error::TooManyWorkers {
+                    requested: n,
+                    max: MAX_WORKERS,
+                })
+            }
             Some(n) => n,
             None => available_cores(),
         };
