@@ -232,6 +232,85 @@ def test_raw_operations_equal_phe_integer_for_integer(keypair):
         assert ours.exponent == theirs.exponent
 
 
+def _random_scalar(rng, public_key):
+    kind = rng.randrange(7)
+    if kind == 0:
+        return rng.randrange(-(10**6), 10**6)
+    if kind == 1:
+        return rng.uniform(-1e6, 1e6)
+    if kind == 2:
+        return rng.choice([0, 1, -1, 0.0, -0.0, 0.5, 1e-300, 5e-324, 2.0**60, -(2.0**-40), True])
+    if kind == 3:
+        return rng.randrange(-public_key.max_int, public_key.max_int)
+    if kind == 4:
+        return rng.random() * 10 ** rng.randrange(-30, 30)
+    if kind == 5:
+        return rng.randrange(2**70)  # past max_int for a 256-bit key: phe's ValueError
+    return rng.randrange(-1000, 1000) / 8
+
+
+def _same_outcome(ours, theirs):
+    """Both raised the same exception with the same message, or neither raised."""
+    if isinstance(ours, Exception) or isinstance(theirs, Exception):
+        return type(ours) is type(theirs) and str(ours) == str(theirs)
+    return True
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_programs_equal_phe_ciphertext_for_ciphertext(seed):
+    # A seeded random program of encryptions (fixed r) and phe's operators, run on both
+    # libraries: every ciphertext, exponent, exception and decryption must be the same.
+    rng = random.Random(seed)
+    phe_public, phe_private = phe.generate_paillier_keypair(n_length=256)
+    public_key, private_key = from_phe_keys(phe_public, phe_private)
+    pairs = []  # (linesig number, phe number)
+
+    def run(op, *numbers):
+        out = []
+        for side in (0, 1):
+            try:
+                out.append(op(*(pair[side] for pair in numbers)))
+            except Exception as error:  # compared below, type and message
+                out.append(error)
+        return out
+
+    for _ in range(300):
+        if not pairs or rng.randrange(5) == 0:
+            value, r = _random_scalar(rng, phe_public), rng.randrange(1, phe_public.n)
+            precision = rng.choice([None, None, 1e-3, 0.5, 2**-20])
+            ours, theirs = run(
+                lambda key: key.encrypt(value, precision=precision, r_value=r),
+                (public_key, phe_public),
+            )
+        else:
+            a, b, s = rng.choice(pairs), rng.choice(pairs), _random_scalar(rng, phe_public)
+            e = rng.randrange(-60, 0)
+            op = rng.choice([
+                lambda x, y: x + y,
+                lambda x, y: x + s,
+                lambda x, y: s - x,
+                lambda x, y: x * s,
+                lambda x, y: x / (s or 3),
+                lambda x, y: x.decrease_exponent_to(min(e, x.exponent)),
+            ])
+            ours, theirs = run(op, a, b)
+        assert _same_outcome(ours, theirs), (ours, theirs)
+        if isinstance(ours, Exception):
+            continue
+        assert ours.ciphertext(False) == theirs.ciphertext(False)
+        assert ours.exponent == theirs.exponent
+        pairs.append((ours, theirs))
+    mine, phes = [], []
+    for ours, theirs in pairs:
+        got = run(lambda key, x: key.decrypt(x), (private_key, phe_private), (ours, theirs))
+        assert _same_outcome(*got), got
+        mine.append(ours)
+        phes.append(got[1])
+    decodable = [i for i, x in enumerate(phes) if not isinstance(x, Exception)]
+    # The array call (full groups, a padded or GMP tail) agrees with phe one by one.
+    assert private_key.decrypt_many([mine[i] for i in decodable]) == [phes[i] for i in decodable]
+
+
 def test_non_ciphertexts_decrypt_as_under_phe(keypair):
     # Ints that share a factor with n (or lie outside [0, n²)) are no ciphertexts, but
     # phe returns a value for them and so must a drop-in: the same value.
