@@ -281,6 +281,8 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
         invalid_fraction: args.invalid,
         seed: args.seed,
     };
+    crate::workload::check_workload_fits(spec.count, spec.msg_size + signer.signature_len())
+        .map_err(CliError::usage)?;
     let workload = Workload::generate(signer, &spec, show);
     let items = workload.items();
 

@@ -134,6 +134,9 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
             "backend '{backend}' is not supported on this CPU"
         )));
     }
+    // 32-byte messages and four-byte epochs beside the signatures.
+    crate::workload::check_workload_fits(args.count, 36 + instance.signature_len())
+        .map_err(CliError::usage)?;
     // Keygen and signing run on `workers` threads too, so `--workers 1` is one core.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.workers)

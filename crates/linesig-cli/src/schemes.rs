@@ -28,6 +28,9 @@ impl Signer for Ed25519Signer {
     fn sign(&self, secret: &Self::Secret, message: &[u8], _: [u8; 32]) -> Vec<u8> {
         secret.sign(message).to_bytes().to_vec()
     }
+    fn signature_len(&self) -> usize {
+        ed25519_dalek::SIGNATURE_LENGTH
+    }
 }
 
 pub struct MlDsaSigner(pub ParameterSet);
@@ -48,6 +51,9 @@ impl Signer for MlDsaSigner {
                 Err(e) => panic!("benchmark keys are well formed: {e}"),
             }
         }
+    }
+    fn signature_len(&self) -> usize {
+        self.0.signature_len()
     }
 }
 

@@ -20,6 +20,44 @@ pub trait Signer: Sync {
     fn keygen(&self, seed: [u8; 32]) -> (Vec<u8>, Self::Secret);
     /// A signature on `message` (with `randomness` for hedged schemes).
     fn sign(&self, secret: &Self::Secret, message: &[u8], randomness: [u8; 32]) -> Vec<u8>;
+    /// Bytes of one signature.
+    fn signature_len(&self) -> usize;
+}
+
+/// Bytes an item holds besides its message and signature while it is generated and
+/// verified: two `Vec` headers and the allocator's slack, its key index, its `Item`
+/// view and verdict. Measured: 1,000,000 Ed25519 items of 32-byte messages peak about
+/// 320 bytes each (`/usr/bin/time -f %M linesig bench --count 1000000 --repeat 1`).
+const ITEM_OVERHEAD_BYTES: u128 = 256;
+
+/// A clear error, before anything is generated, when `count` items of `item_bytes`
+/// (message plus signature) cannot fit in the memory Linux says is available
+/// (`MemAvailable`), rather than an allocation failure minutes in. Elsewhere, or when
+/// that figure is unknown, no check.
+pub fn check_workload_fits(count: usize, item_bytes: usize) -> Result<(), String> {
+    let need = count as u128 * (item_bytes as u128 + ITEM_OVERHEAD_BYTES);
+    let Some(available) = available_memory_bytes() else {
+        return Ok(());
+    };
+    if need <= u128::from(available) {
+        return Ok(());
+    }
+    let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+    Err(format!(
+        "--count {count} needs about {:.1} GiB for its generated signatures ({} bytes each \
+         with its message); {:.1} GiB of memory is available: lower --count",
+        gib(need),
+        item_bytes as u128 + ITEM_OVERHEAD_BYTES,
+        gib(u128::from(available))
+    ))
+}
+
+/// `MemAvailable` of /proc/meminfo, in bytes.
+fn available_memory_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// Which key signs: every signer fresh, `K` transactions per key, `N` hot keys, or keys

@@ -289,6 +289,15 @@ fn bench_rejects_bad_options_clearly() {
     ] {
         linesig_fails(&args, 2, needle);
     }
+    // A workload that cannot fit in memory is refused before it is generated (where
+    // Linux reports MemAvailable), not left to fail an allocation.
+    if std::path::Path::new("/proc/meminfo").exists() {
+        linesig_fails(
+            &["bench", "--count", "18000000000000000"],
+            2,
+            "of memory is available",
+        );
+    }
 }
 
 /// 10,000 lines: honest, corrupted, and every kind of garbage, in a seeded mix.
