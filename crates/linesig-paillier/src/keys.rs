@@ -10,7 +10,7 @@ use rug::ops::{DivRounding, RemRounding};
 use rug::Integer;
 
 use super::fixed_base::{FixedBaseTable, DEFAULT_WINDOW};
-use super::montgomery::{FixedBase52, Lanes, Modulus52, Secrecy, LANES};
+use super::montgomery::{FixedBase52, Lanes, Secrecy, SquareModulus52, LANES};
 use super::{random_below, random_nonzero_below, Error, Mode, MIN_KEY_BITS};
 
 /// Miller–Rabin rounds after GMP's own trial division and BPSW test: the probability that
@@ -25,7 +25,7 @@ pub struct PublicKey {
     djn: Option<Arc<Djn>>,
     /// n² in the Montgomery kernel's form, made on the first array call that uses it
     /// (`None`: a modulus the kernel does not take).
-    kernel_n_square: Arc<OnceLock<Option<Modulus52>>>,
+    kernel_n_square: Arc<OnceLock<Option<SquareModulus52>>>,
 }
 
 struct Djn {
@@ -264,7 +264,7 @@ impl PublicKey {
         Ok(djn
             .kernel_table
             .get_or_init(|| {
-                let modulus = Modulus52::new(&self.n_square)?;
+                let modulus = SquareModulus52::new(&self.n)?;
                 Some(lanes.fixed_base_table(modulus, table.window(), table.rows()))
             })
             .as_ref())
@@ -280,9 +280,9 @@ impl PublicKey {
         self.kernel_n_square().is_some()
     }
 
-    fn kernel_n_square(&self) -> Option<&Modulus52> {
+    fn kernel_n_square(&self) -> Option<&SquareModulus52> {
         self.kernel_n_square
-            .get_or_init(|| Modulus52::new(&self.n_square))
+            .get_or_init(|| SquareModulus52::new(&self.n))
             .as_ref()
     }
 
@@ -364,7 +364,7 @@ pub struct PrivateKey {
     hq: Integer,
     /// p² and q² in the Montgomery kernel's form, made on the first array call that
     /// uses them (`None`: moduli the kernel does not take).
-    kernel_moduli: Arc<OnceLock<Option<[Modulus52; 2]>>>,
+    kernel_moduli: Arc<OnceLock<Option<[SquareModulus52; 2]>>>,
 }
 
 impl std::fmt::Debug for PrivateKey {
@@ -448,8 +448,8 @@ impl PrivateKey {
     ) -> [Integer; LANES] {
         let moduli = self.kernel_moduli.get_or_init(|| {
             Some([
-                Modulus52::new(&self.p_square)?,
-                Modulus52::new(&self.q_square)?,
+                SquareModulus52::new(&self.p)?,
+                SquareModulus52::new(&self.q)?,
             ])
         });
         let Some([mod_p, mod_q]) = moduli else {
@@ -457,7 +457,7 @@ impl PrivateKey {
                 .clone()
                 .map(|c| self.decrypt(&c).expect("checked by the caller"));
         };
-        let half = |x: &Integer, modulus: &Modulus52| {
+        let half = |x: &Integer, modulus: &SquareModulus52| {
             let reduced: [Integer; LANES] =
                 core::array::from_fn(|i| Integer::from(&ciphertexts[i] % modulus.modulus()));
             lanes.power(

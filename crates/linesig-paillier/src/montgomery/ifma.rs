@@ -9,7 +9,7 @@
 //! `with_lanes!` dispatch in `mod.rs`), which asserts [`supported`] first, and the
 //! kernels assert it again; so the intrinsics only execute on CPUs that have them.
 
-use super::{CommonExponent, FixedBase52, Lanes52, Modulus52, LANES};
+use super::{CommonExponent, FixedBase52, Lanes52, SquareModulus52, LANES};
 use core::arch::x86_64::*;
 use linesig::cpu::{Feature, Isa};
 
@@ -73,11 +73,6 @@ impl Lanes52 for Ifma {
     }
 
     #[inline(always)]
-    fn sar52(self) -> Self {
-        Ifma(unsafe { _mm512_srai_epi64::<52>(self.0) })
-    }
-
-    #[inline(always)]
     fn madd52lo(self, a: Self, b: Self) -> Self {
         Ifma(unsafe { _mm512_madd52lo_epu64(self.0, a.0, b.0) })
     }
@@ -87,16 +82,8 @@ impl Lanes52 for Ifma {
         Ifma(unsafe { _mm512_madd52hi_epu64(self.0, a.0, b.0) })
     }
 
-    #[inline(always)]
-    fn select_by_sign(self, if_set: Self, if_clear: Self) -> Self {
-        unsafe {
-            let negative = _mm512_cmplt_epi64_mask(self.0, _mm512_setzero_si512());
-            Ifma(_mm512_mask_blend_epi64(negative, if_clear.0, if_set.0))
-        }
-    }
-
     fn power_common(
-        modulus: &Modulus52,
+        modulus: &SquareModulus52,
         bases: &[Self],
         exponent: &CommonExponent,
         factors: &[Self],
@@ -104,7 +91,7 @@ impl Lanes52 for Ifma {
     ) {
         #[target_feature(enable = "avx512f,avx512ifma")]
         fn kernel(
-            modulus: &Modulus52,
+            modulus: &SquareModulus52,
             bases: &[Ifma],
             exponent: &CommonExponent,
             factors: &[Ifma],
@@ -137,9 +124,9 @@ impl Lanes52 for Ifma {
         unsafe { kernel(table, digits, factors, out) }
     }
 
-    fn to_montgomery(modulus: &Modulus52, values: &[Self], out: &mut [Self]) {
+    fn to_montgomery(modulus: &SquareModulus52, values: &[Self], out: &mut [Self]) {
         #[target_feature(enable = "avx512f,avx512ifma")]
-        fn kernel(modulus: &Modulus52, values: &[Ifma], out: &mut [Ifma]) {
+        fn kernel(modulus: &SquareModulus52, values: &[Ifma], out: &mut [Ifma]) {
             super::to_montgomery_lanes(modulus, values, out)
         }
         assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");

@@ -68,11 +68,6 @@ impl Lanes52 for Portable {
     }
 
     #[inline(always)]
-    fn sar52(self) -> Self {
-        Portable(self.0.map(|a| ((a as i64) >> LIMB_BITS) as u64))
-    }
-
-    #[inline(always)]
     fn madd52lo(self, a: Self, b: Self) -> Self {
         Portable(core::array::from_fn(|i| {
             let low = Self::product(a.0[i], b.0[i]) as u64 & LIMB_MASK;
@@ -85,17 +80,6 @@ impl Lanes52 for Portable {
         Portable(core::array::from_fn(|i| {
             let high = (Self::product(a.0[i], b.0[i]) >> LIMB_BITS) as u64;
             self.0[i].wrapping_add(high)
-        }))
-    }
-
-    #[inline(always)]
-    fn select_by_sign(self, if_set: Self, if_clear: Self) -> Self {
-        Portable(core::array::from_fn(|i| {
-            if (self.0[i] as i64) < 0 {
-                if_set.0[i]
-            } else {
-                if_clear.0[i]
-            }
         }))
     }
 }
