@@ -30,11 +30,13 @@
 //! partial group (the tail) runs as one kernel call padded to eight when it has at least
 //! [`PADDED_TAIL_FROM`] items, on GMP otherwise. Every path returns the same integers.
 //!
-//! **Constant time.** The kernel's common-exponent ladder (textbook encryption and
-//! decryption) has a fixed schedule and reads its tables by masked scans, so neither its
-//! branches nor its addresses depend on the exponent: the exponentiations by p − 1 and
-//! q − 1 of an array call's decryption do not leak p or q through timing or cache (the
-//! reductions and CRT steps around them run on GMP, which is not constant-time). DJN's
+//! **Constant time.** The kernel's ladder for decryption's secret exponents has a fixed
+//! schedule and reads its table by masked scans, so neither its branches nor its
+//! addresses depend on the exponent: the exponentiations by p − 1 and q − 1 of an array
+//! call's decryption do not leak p or q through timing or cache (the reductions, digit
+//! splits and CRT steps around them run on GMP, which is not constant-time). Textbook
+//! encryption's exponent is the public n: its sliding windows and in-place table reads
+//! depend on n alone, never on the secret r. DJN's
 //! fixed-base product reads one table entry per digit of α by address (as the GMP table
 //! does), and everything on GMP (single calls, short tails, `mul_plain`, key generation) is not
 //! constant-time.

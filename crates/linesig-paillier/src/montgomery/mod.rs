@@ -246,6 +246,9 @@ impl SquareModulus52 {
 
     /// Eight values in [0, N) as lanes of their two digits (lane i holding value i).
     fn to_lanes<L: Lanes52>(&self, values: &[Integer; LANES]) -> Vec<L> {
+        // A value from N up would give a high digit of m or more, past the bounds the
+        // products rely on; the callers reduce first (c mod p²) or draw below n.
+        debug_assert!(values.iter().all(|v| *v >= 0 && *v < self.modulus));
         let digits: [[Integer; 2]; LANES] = core::array::from_fn(|lane| {
             let (high, low) = values[lane].clone().div_rem_euc(self.root.clone());
             [low, high]
