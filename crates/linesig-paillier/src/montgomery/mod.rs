@@ -194,10 +194,7 @@ impl SquareModulus52 {
         high_addend[0] += 1;
         let r = Integer::from(&big_r % &modulus);
         let r_squared = Integer::from(r.square_ref()) % &modulus;
-        let digits = |x: &Integer| {
-            let (high, low) = x.clone().div_rem_euc(root.clone());
-            [to_limbs(&low, limbs), to_limbs(&high, limbs)]
-        };
+        let digits = |x: &Integer| split_digits(x, root).map(|d| to_limbs(&d, limbs));
         Some(SquareModulus52 {
             m: to_limbs(root, limbs),
             m_prime: m_prime.to_u64().expect("below 2^52"),
@@ -249,18 +246,14 @@ impl SquareModulus52 {
         // A value from N up would give a high digit of m or more, past the bounds the
         // products rely on; the callers reduce first (c mod p²) or draw below n.
         debug_assert!(values.iter().all(|v| *v >= 0 && *v < self.modulus));
-        let digits: [[Integer; 2]; LANES] = core::array::from_fn(|lane| {
-            let (high, low) = values[lane].clone().div_rem_euc(self.root.clone());
-            [low, high]
-        });
-        self.digits_to_lanes(&digits)
+        self.digits_to_lanes(&values.each_ref().map(|v| split_digits(v, &self.root)))
     }
 
     /// Eight values given by their digits (each below 2^(52·limbs)) as lanes.
     fn digits_to_lanes<L: Lanes52>(&self, digits: &[[Integer; 2]; LANES]) -> Vec<L> {
         let limbs = self.limbs;
         let mut out = pair_zero(limbs);
-        for (half, digit) in out.chunks_exact_mut(limbs + 2 * PAD).zip(0..2) {
+        for (half, digit) in out.chunks_exact_mut(digit_len(limbs)).zip(0..2) {
             let per_lane: Vec<Vec<u64>> =
                 digits.iter().map(|d| to_limbs(&d[digit], limbs)).collect();
             for (j, o) in half[PAD..PAD + limbs].iter_mut().enumerate() {
@@ -274,7 +267,7 @@ impl SquareModulus52 {
     fn lanes_to_digits<L: Lanes52>(&self, lanes: &[L]) -> [[Integer; 2]; LANES] {
         let limbs = self.limbs;
         let halves: Vec<Vec<[u64; LANES]>> = lanes
-            .chunks_exact(limbs + 2 * PAD)
+            .chunks_exact(digit_len(limbs))
             .map(|half| {
                 half[PAD..PAD + limbs]
                     .iter()
@@ -302,6 +295,12 @@ impl SquareModulus52 {
             value
         })
     }
+}
+
+/// x's two digits base m, [x mod m, ⌊x/m⌋], for x ≥ 0.
+fn split_digits(x: &Integer, root: &Integer) -> [Integer; 2] {
+    let (high, low) = x.clone().div_rem_euc(root.clone());
+    [low, high]
 }
 
 /// Whether an exponent is a secret, which decides the ladder's schedule and how it reads
@@ -487,14 +486,19 @@ const _: () = assert!(BLOCK == 4);
 /// Zero limbs on each side of every digit's limbs (see [`block_sum`]).
 pub(crate) const PAD: usize = BLOCK - 1;
 
-/// A digit's vectors: [`PAD`] zeros, `limbs` limbs, [`PAD`] zeros.
+/// Vectors of a padded digit: [`PAD`] zeros, `limbs` limbs, [`PAD`] zeros.
+fn digit_len(limbs: usize) -> usize {
+    limbs + 2 * PAD
+}
+
+/// A padded digit of zeros ([`digit_len`]).
 pub(crate) fn padded_zero<L: Lanes52>(limbs: usize) -> Vec<L> {
-    vec![L::zero(); limbs + 2 * PAD]
+    vec![L::zero(); digit_len(limbs)]
 }
 
 /// Vectors of a value mod m²: its low digit, then its high digit, each padded.
 pub(crate) fn pair_len(limbs: usize) -> usize {
-    2 * (limbs + 2 * PAD)
+    2 * digit_len(limbs)
 }
 
 /// A value mod m² of zeros, pads included ([`pair_len`]).
@@ -733,7 +737,7 @@ pub(crate) fn pair_product_with<L: Lanes52, const SQUARE: bool>(
     work: &mut impl Interleaved,
 ) {
     let limbs = root.limbs;
-    let digit = limbs + 2 * PAD;
+    let digit = digit_len(limbs);
     debug_assert!([a.len(), b.len(), quotients.len(), out.len()] == [2 * digit; 4]);
     let (a0, a1) = a.split_at(digit);
     let (b0, b1) = b.split_at(digit);
