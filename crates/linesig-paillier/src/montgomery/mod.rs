@@ -480,7 +480,8 @@ pub(crate) fn from_limbs(limbs: &[u64]) -> Integer {
 /// block's end instead of interrupting every column's sum.
 pub(crate) const BLOCK: usize = 4;
 
-// The square's pairs just past k/2 (in `product_sums`) are spelled out for four.
+// The square's pairs just past k/2 (in `product_sums`) and the rows at a block's edges
+// (in `block_sum`) are spelled out for four.
 const _: () = assert!(BLOCK == 4);
 
 /// Zero limbs on each side of every digit's limbs (see [`block_sum`]).
@@ -519,8 +520,9 @@ fn pair_index(limbs: usize, t: usize) -> usize {
 
 /// `lo[c]` += low halves and `hi[c]` += high halves of x_i·y_{k+c−i} for c < [`BLOCK`] and
 /// i in `rows`, where `x` and `y` are padded (limb j at index j + PAD). The caller keeps
-/// every y index within [−PAD, limbs + PAD); indices outside [0, limbs) read the pads'
-/// zeros, which is what lets every column of a block share one range of i.
+/// every y index within [−PAD, limbs + PAD); indices outside [0, limbs) are the pads'
+/// zeros, which is what lets every column of a block share one range of i (the rows at
+/// its edges skip their products with them).
 #[inline(always)]
 fn block_sum<L: Lanes52>(
     x: &[L],
@@ -530,14 +532,45 @@ fn block_sum<L: Lanes52>(
     lo: &mut [L; BLOCK],
     hi: &mut [L; BLOCK],
 ) {
-    if rows.is_empty() {
+    // Column c of row i reads y_{k+c−i}: a limb for i − k ≤ c < limbs + i − k, a pad's
+    // zero elsewhere. Only the rows `full` have a limb in every column; the others, at
+    // most PAD at the bottom (limbs + i − k < BLOCK) and PAD at the top (i > k), run
+    // outside the main loop with just their columns that have one, since products with
+    // a pad's zero are a tenth of the multiplications at 20-limb digits (about 5 %
+    // faster textbook encryption and 4 % faster decryption on a Zen 4 core). A digit of fewer
+    // than BLOCK limbs can have a row at both edges: it runs as a bottom row, whose
+    // columns below i − k read the lower pad's zeros.
+    let limbs = y.len() - 2 * PAD;
+    let full_start = (k + BLOCK)
+        .saturating_sub(limbs)
+        .clamp(rows.start, rows.end);
+    let full = full_start..(k + 1).clamp(full_start, rows.end);
+    let at = |i: usize, c: usize| y[PAD + k + c - i];
+    for i in rows.start..full.start {
+        let xi = x[PAD + i];
+        match limbs + i - k {
+            1 => edge_row::<L, 0, 1>(xi, |c| at(i, c), lo, hi),
+            2 => edge_row::<L, 0, 2>(xi, |c| at(i, c), lo, hi),
+            _ => edge_row::<L, 0, 3>(xi, |c| at(i, c), lo, hi), // 3 = BLOCK − 1
+        }
+    }
+    for i in full.end..rows.end {
+        let xi = x[PAD + i];
+        match i - k {
+            1 => edge_row::<L, 1, BLOCK>(xi, |c| at(i, c), lo, hi),
+            2 => edge_row::<L, 2, BLOCK>(xi, |c| at(i, c), lo, hi),
+            _ => edge_row::<L, 3, BLOCK>(xi, |c| at(i, c), lo, hi), // 3 = BLOCK − 1
+        }
+    }
+    if full.is_empty() {
         return;
     }
     // The block's y operands slide down one limb per row: keep them in a window that
     // takes one new vector per row (y_{k−i}) and drops its last, so that each row loads
-    // two vectors for its 2·BLOCK products. `top` is y_{k−first}'s index; the window
-    // starts as the one for row first − 1 (its last entry is dropped unused).
-    let top = k + PAD - rows.start;
+    // two vectors for its 2·BLOCK products. `top` is y_{k−first}'s index (first: the
+    // first full row); the window starts as the one for row first − 1 (its last entry
+    // is dropped unused).
+    let top = k + PAD - full.start;
     let mut window: [L; BLOCK] = core::array::from_fn(|c| {
         if c + 1 < BLOCK {
             y[top + 1 + c]
@@ -545,14 +578,30 @@ fn block_sum<L: Lanes52>(
             L::zero()
         }
     });
-    let xs = &x[PAD + rows.start..PAD + rows.end];
-    let ys = y[top + 1 - rows.len()..=top].iter().rev();
+    let xs = &x[PAD + full.start..PAD + full.end];
+    let ys = y[top + 1 - full.len()..=top].iter().rev();
     for (&xi, &y_new) in xs.iter().zip(ys) {
         window = core::array::from_fn(|c| if c == 0 { y_new } else { window[c - 1] });
         for c in 0..BLOCK {
             lo[c] = lo[c].madd52lo(xi, window[c]);
             hi[c] = hi[c].madd52hi(xi, window[c]);
         }
+    }
+}
+
+/// A row at a block's edge ([`block_sum`]): x_i times y_{k+c−i} (`y(c)`) in columns
+/// FROM..TO only.
+#[inline(always)]
+fn edge_row<L: Lanes52, const FROM: usize, const TO: usize>(
+    xi: L,
+    y: impl Fn(usize) -> L,
+    lo: &mut [L; BLOCK],
+    hi: &mut [L; BLOCK],
+) {
+    for c in FROM..TO {
+        let yc = y(c);
+        lo[c] = lo[c].madd52lo(xi, yc);
+        hi[c] = hi[c].madd52hi(xi, yc);
     }
 }
 
