@@ -3,15 +3,17 @@
 # a borrowed machine that has no Rust toolchain and no network: the IFMA checks need a
 # CPU with AVX-512 IFMA, which the CI machine kind lacks. The test binaries are the
 # Ed25519 suites and Paillier's kernel suites (`t_linesig_paillier` runs the IFMA
-# kernel's differential tests against GMP where the CPU has IFMA), then on the device:
-#   .device/bin/t_linesig_paillier && .device/bin/t_paillier
-#   taskset -c 5 .device/bin/linesig bench --scheme paillier2048 --workers 1 --repeat 5 \
-#     --yardstick none --op-iterations 0
+# kernel's differential tests against GMP where the CPU has IFMA). For the Paillier
+# bench against phe in the same run, the pack holds phe's and gmpy2's wheels for
+# CPython 3.10 to 3.13, and on the device
+#   bash scripts/device-paillier.sh
+# runs the kernel suites, then both key sizes with phe under the machine's python3.
 # `linesig-whole-scan.gz` is the same CLI built with `--cfg linesig_whole_scan`
 # (decryption's table scan just before each product, not spread over the squarings), for
 # an A/B of the spread on that CPU: `gunzip -k .device/bin/linesig-whole-scan.gz`, then
-# alternate the two binaries on the command above and compare the decrypt rows. (Gzipped
-# so that the pack stays under the device's 64 MiB carry limit.)
+# alternate the two binaries on the bench command and compare the decrypt rows. (Gzipped,
+# as is the Ed25519 fuzz target where one was built, so that the pack and the checkout
+# stay under the device's 64 MiB limit on what travels.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p linesig-cli
@@ -37,6 +39,19 @@ y=target/yardstick/x86_64-unknown-linux-gnu/release/yardstick-ed25519-simd
 strip .device/bin/*
 strip -o .device/bin/linesig-whole-scan target/whole-scan/release/linesig
 gzip -f .device/bin/linesig-whole-scan
+# The fuzz target too, where one was built: it is run on the device only by hand.
+[ ! -f .device/bin/ed25519_backends ] || gzip -f .device/bin/ed25519_backends
 rm -rf .device/vectors && cp -r ../shared/vectors .device/vectors
+# phe at the version the test environment pins (scripts/python.sh), gmpy2 at the one it
+# installs today, as manylinux wheels for whichever CPython the device has.
+rm -rf .device/wheels && mkdir -p .device/wheels
+for version in 3.10 3.11 3.12 3.13; do
+  python3 -m pip download -q --only-binary=:all: --python-version "$version" \
+    --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+    -d .device/wheels phe==1.5.0 gmpy2==2.3.2 ||
+    echo "no phe/gmpy2 wheels for CPython $version (offline?): the device bench falls back to GMP" >&2
+done
 du -sh .device
-[ "$(du -sb .device | cut -f1)" -lt $((64 << 20)) ] || { echo ".device is over 64 MiB" >&2; exit 1; }
+# What travels to the device is the checkout's files and .device together.
+travel=$(($(du -sb .device | cut -f1) + $(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)))
+[ "$travel" -lt $((64 << 20)) ] || { echo ".device and the checkout are over 64 MiB ($travel bytes)" >&2; exit 1; }
