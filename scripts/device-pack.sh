@@ -11,9 +11,9 @@
 # `linesig-whole-scan.gz` is the same CLI built with `--cfg linesig_whole_scan`
 # (decryption's table scan just before each product, not spread over the squarings), for
 # an A/B of the spread on that CPU: `gunzip -k .device/bin/linesig-whole-scan.gz`, then
-# alternate the two binaries on the bench command and compare the decrypt rows. (Gzipped,
-# as is the Ed25519 fuzz target where one was built, so that the pack and the checkout
-# stay under the device's 64 MiB limit on what travels.)
+# alternate the two binaries on the bench command of scripts/device-paillier.sh and
+# compare the decrypt rows. (Gzipped, as is the Ed25519 fuzz target where one was built,
+# so that the pack and the checkout stay under the device's 64 MiB limit on what travels.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p linesig-cli

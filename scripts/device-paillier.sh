@@ -21,9 +21,8 @@ repeat=${REPEAT:-3}
 python=${PYTHON:-python3}
 bin=.device/bin
 
-grep -m1 'model name' /proc/cpuinfo || true
-grep -m1 -E '^cpu family' /proc/cpuinfo || true
-grep -m1 -E '^model\s' /proc/cpuinfo || true
+# The first processor's family, model and model name (the CPU every number must name).
+grep -m3 -E '^(cpu family|model|model name)\s*:' /proc/cpuinfo || true
 grep -qw avx512ifma /proc/cpuinfo || echo "note: this CPU has no AVX-512 IFMA; the kernel's rows run on GMP"
 
 "$bin/t_linesig_paillier" -q
@@ -32,9 +31,10 @@ grep -qw avx512ifma /proc/cpuinfo || echo "note: this CPU has no AVX-512 IFMA; t
 tag=$("$python" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
-wheels=$(ls .device/wheels/phe-*.whl .device/wheels/gmpy2-*-"$tag"-*.whl 2>/dev/null || true)
-if [ "$(echo "$wheels" | grep -c whl)" -eq 2 ]; then
-  for wheel in $wheels; do "$python" -m zipfile -e "$wheel" "$site"; done
+shopt -s nullglob
+wheels=(.device/wheels/phe-*.whl .device/wheels/gmpy2-*-"$tag"-*.whl)
+if [ "${#wheels[@]}" -eq 2 ]; then
+  for wheel in "${wheels[@]}"; do "$python" -m zipfile -e "$wheel" "$site"; done
   export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
   yardstick=()
 else
