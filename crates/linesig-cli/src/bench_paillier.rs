@@ -1,7 +1,8 @@
 //! `linesig bench --scheme paillier2048|paillier3072`: the founding document's Paillier
 //! table. For encryption (textbook r^n and DJN) and decryption: linesig one call at a
 //! time, linesig's array call on one worker and on all workers, and python-paillier
-//! (`phe`) in the same run, one call at a time, on threads and on processes. Then
+//! (`phe`) in the same run, one call at a time, on threads and on processes (with one
+//! worker: the one-worker array call and phe one call at a time, each once). Then
 //! one-thread rows per operation (keygen, encrypt, decrypt, add, mul: mean, min, max,
 //! iterations, ops/s). Every array ciphertext is decrypted back and checked, and phe
 //! decrypts a sample of linesig's ciphertexts.
@@ -121,11 +122,13 @@ struct PheResult {
     cross_total: usize,
 }
 
+/// phe's ops/s; threads and processes only where there is more than one worker (a pool
+/// of one is one call at a time plus the pool's overhead).
 #[derive(serde::Deserialize)]
 struct PheRates {
     single: f64,
-    threads: f64,
-    processes: f64,
+    threads: Option<f64>,
+    processes: Option<f64>,
 }
 
 pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
@@ -178,6 +181,12 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
     };
     let mut failures = 0usize;
 
+    // The array call on one worker, and on all workers where that is more than one (a
+    // second row of one worker would only time the same thing twice).
+    let mut array_pools = vec![(1, &pool_one)];
+    if args.workers > 1 {
+        array_pools.push((args.workers, &pool_all));
+    }
     let mut tables = Vec::new();
     let mut sample_for_phe = Vec::new();
     for (operation, key, mode) in [
@@ -193,54 +202,51 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
                 .collect()
         });
         failures += failures_in(&single);
-        let (one, t_one) = repeat("array call, 1 worker", &mut || {
-            pool_one.encrypt(key, &values, mode).unwrap_or_default()
-        });
-        failures += failures_in(&one);
-        let (all, t_all) = repeat(
-            &format!("array call, {} workers", args.workers),
-            &mut || pool_all.encrypt(key, &values, mode).unwrap_or_default(),
-        );
-        failures += failures_in(&all);
-        sample_for_phe.extend(all.iter().take(8).cloned());
-        tables.push(linesig_table(
-            operation,
-            args.workers,
-            [rate(t_single), rate(t_one), rate(t_all)],
-        ));
+        let mut ways = vec![linesig_way(None, rate(t_single))];
+        for &(workers, pool) in &array_pools {
+            let (out, t) = repeat(&array_call(workers), &mut || {
+                pool.encrypt(key, &values, mode).unwrap_or_default()
+            });
+            failures += failures_in(&out);
+            if workers == args.workers {
+                sample_for_phe.extend(out.iter().take(8).cloned());
+            }
+            ways.push(linesig_way(Some(workers), rate(t)));
+        }
+        tables.push(Table { operation, ways });
     }
     let ciphertexts = pool_all
         .encrypt(&public, &values, Mode::Textbook)
         .map_err(|e| CliError::usage(e.to_string()))?;
     note(&format!("decrypt: {} values", args.count));
+    let decrypt_failures = |out: &[Integer]| {
+        out.iter().zip(&values).filter(|(a, b)| a != b).count()
+            + values.len().saturating_sub(out.len())
+    };
     let (single, t_single) = repeat("one call at a time", &mut || {
         ciphertexts
             .iter()
             .filter_map(|c| private.decrypt(c).ok())
             .collect()
     });
-    let (one, t_one) = repeat("array call, 1 worker", &mut || {
-        pool_one.decrypt(&private, &ciphertexts).unwrap_or_default()
-    });
-    let (all, t_all) = repeat(
-        &format!("array call, {} workers", args.workers),
-        &mut || pool_all.decrypt(&private, &ciphertexts).unwrap_or_default(),
-    );
-    // The headline: decryption as one array call on all workers.
-    let decrypt_timing = median(t_all);
-    for out in [&single, &one, &all] {
-        failures += out.iter().zip(&values).filter(|(a, b)| a != b).count()
-            + values.len().saturating_sub(out.len());
+    failures += decrypt_failures(&single);
+    let mut ways = vec![linesig_way(None, rate(t_single))];
+    // The headline: decryption as one array call on all workers (the last pool).
+    let mut decrypt_timing = None;
+    for &(workers, pool) in &array_pools {
+        let (out, t) = repeat(&array_call(workers), &mut || {
+            pool.decrypt(&private, &ciphertexts).unwrap_or_default()
+        });
+        failures += decrypt_failures(&out);
+        let timing = median(t);
+        ways.push(linesig_way(Some(workers), rates(args.count, timing)));
+        decrypt_timing = Some(timing);
     }
-    tables.push(linesig_table(
-        "decrypt",
-        args.workers,
-        [
-            rate(t_single),
-            rate(t_one),
-            rates(args.count, decrypt_timing),
-        ],
-    ));
+    let decrypt_timing = decrypt_timing.expect("the one-worker pool always runs");
+    tables.push(Table {
+        operation: "decrypt",
+        ways,
+    });
 
     // phe in the same run, when it is installed.
     let (phe, phe_note, cross) = if args.phe {
@@ -317,25 +323,31 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
     Ok(success)
 }
 
-fn linesig_table(operation: &'static str, workers: usize, rates: [(f64, Option<f64>); 3]) -> Table {
-    let names = [
-        ("linesig, one call at a time".to_string(), 1),
-        ("linesig array call, 1 worker".to_string(), 1),
-        (format!("linesig array call, {workers} workers"), workers),
-    ];
-    Table {
-        operation,
-        ways: names
-            .into_iter()
-            .zip(rates)
-            .map(|((name, threads), (ops, per_cpu))| Way {
-                name,
-                threads,
-                ops_per_s: ops,
-                ops_per_cpu_s: per_cpu,
-                vs_phe: None,
-            })
-            .collect(),
+/// "1 worker" / "2 workers".
+fn workers_phrase(workers: usize) -> String {
+    if workers == 1 {
+        "1 worker".to_string()
+    } else {
+        format!("{workers} workers")
+    }
+}
+
+/// "array call, 1 worker" / "array call, 2 workers".
+fn array_call(workers: usize) -> String {
+    format!("array call, {}", workers_phrase(workers))
+}
+
+/// linesig one call at a time (`None`), or its array call on `workers` threads.
+fn linesig_way(array_workers: Option<usize>, (ops, per_cpu): (f64, Option<f64>)) -> Way {
+    Way {
+        name: match array_workers {
+            None => "linesig, one call at a time".to_string(),
+            Some(workers) => format!("linesig {}", array_call(workers)),
+        },
+        threads: array_workers.unwrap_or(1),
+        ops_per_s: ops,
+        ops_per_cpu_s: per_cpu,
+        vs_phe: None,
     }
 }
 
@@ -345,19 +357,22 @@ fn add_phe(table: &mut Table, rates: &PheRates, workers: usize) {
         way.vs_phe = Some(way.ops_per_s / rates.single);
     }
     let phe_ways = [
-        ("phe, one call at a time", 1, rates.single),
-        ("phe, threads", workers, rates.threads),
-        ("phe, processes", workers, rates.processes),
+        ("phe, one call at a time".to_string(), 1, Some(rates.single)),
+        (format!("phe, threads ({workers})"), workers, rates.threads),
+        (
+            format!("phe, processes ({workers})"),
+            workers,
+            rates.processes,
+        ),
     ];
-    for (i, (name, threads, ops)) in phe_ways.into_iter().enumerate() {
+    let phe_ways = phe_ways
+        .into_iter()
+        .filter_map(|(name, threads, ops)| Some((name, threads, ops?)));
+    for (i, (name, threads, ops)) in phe_ways.enumerate() {
         table.ways.insert(
             i,
             Way {
-                name: if threads > 1 {
-                    format!("{name} ({threads})")
-                } else {
-                    name.to_string()
-                },
+                name,
                 threads,
                 ops_per_s: ops,
                 ops_per_cpu_s: None,
@@ -381,7 +396,8 @@ fn python() -> String {
 }
 
 /// Times phe on the same key (n, p, q) and values, one call at a time, on threads and on
-/// processes (each the median of `repeat` runs); decrypts linesig's sample ciphertexts.
+/// processes where there is more than one worker (each the median of `repeat` runs);
+/// decrypts linesig's sample ciphertexts.
 /// Reads a JSON job on stdin.
 const PHE_SCRIPT: &str = r#"
 import json, multiprocessing, sys, time, platform
@@ -424,15 +440,18 @@ def processes(f, pool):
     return lambda items: list(pool.map(f, items, chunksize=max(1, len(items) // (4 * workers))))
 
 if __name__ == "__main__":
-    # fork: the workers inherit this script's functions (there is no file to import).
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        list(pool.map(abs, range(workers)))  # start the workers before timing
-        e1, cts = rate(single(enc), values)
-        e2, _ = rate(threads(enc), values)
-        e3, _ = rate(processes(enc, pool), values)
-        d1, _ = rate(single(dec), cts)
-        d2, _ = rate(threads(dec), cts)
-        d3, _ = rate(processes(dec, pool), cts)
+    e1, cts = rate(single(enc), values)
+    d1, _ = rate(single(dec), cts)
+    e2 = e3 = d2 = d3 = None
+    if workers > 1:
+        # fork: the workers inherit this script's functions (there is no file to import).
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            list(pool.map(abs, range(workers)))  # start the workers before timing
+            e2, _ = rate(threads(enc), values)
+            e3, _ = rate(processes(enc, pool), values)
+            d2, _ = rate(threads(dec), cts)
+            d3, _ = rate(processes(dec, pool), cts)
     cross = [(int(c), int(m)) for c, m in job["cross"]]
     ok = sum(1 for c, m in cross if dec(c) == m)
     print(json.dumps({
@@ -558,8 +577,10 @@ fn operation_rows(
 
 fn print_report(r: &PaillierReport, total_seconds: f64) {
     println!(
-        "linesig bench: Paillier, {}-bit n ({} cores, {} workers)",
-        r.key_bits, r.cores, r.head.workers
+        "linesig bench: Paillier, {}-bit n ({} cores, {})",
+        r.key_bits,
+        r.cores,
+        workers_phrase(r.head.workers)
     );
     println!(
         "Array calls:            {}",

@@ -534,24 +534,36 @@ fn verify_mldsa_lines_with_contexts() {
 
 #[test]
 fn bench_paillier_reports_every_table_and_row() {
-    let out = linesig_ok(
-        &[
-            "bench",
-            "--scheme",
-            "paillier512",
-            "--count",
-            "6",
-            "--repeat",
-            "1",
-            "--op-iterations",
-            "2",
-            "--yardstick",
-            "none",
-            "--json",
-        ],
-        None,
-    );
-    let r = &json_lines(&out)[0];
+    let bench = |workers: &str, op_iterations: &str| -> Value {
+        let out = linesig_ok(
+            &[
+                "bench",
+                "--scheme",
+                "paillier512",
+                "--count",
+                "6",
+                "--repeat",
+                "1",
+                "--op-iterations",
+                op_iterations,
+                "--workers",
+                workers,
+                "--yardstick",
+                "none",
+                "--json",
+            ],
+            None,
+        );
+        json_lines(&out).swap_remove(0)
+    };
+    let way_names = |t: &Value| -> Vec<String> {
+        let ways = t["ways"].as_array().unwrap();
+        assert!(ways.iter().all(|w| w["ops_per_s"].as_f64().unwrap() > 0.0));
+        ways.iter()
+            .map(|w| w["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let r = &bench("2", "2");
     assert_eq!(r["scheme"], "paillier512");
     assert_headline(r);
     assert_eq!(r["item"], "decryption");
@@ -568,9 +580,28 @@ fn bench_paillier_reports_every_table_and_row() {
         ["encrypt (textbook r^n)", "encrypt (DJN)", "decrypt"]
     );
     for t in tables {
-        let ways = t["ways"].as_array().unwrap();
-        assert_eq!(ways.len(), 3, "{t}");
-        assert!(ways.iter().all(|w| w["ops_per_s"].as_f64().unwrap() > 0.0));
+        assert_eq!(
+            way_names(t),
+            [
+                "linesig, one call at a time",
+                "linesig array call, 1 worker",
+                "linesig array call, 2 workers"
+            ],
+            "{t}"
+        );
+    }
+    // One worker: one array-call row, not the same one twice.
+    let one_worker = bench("1", "0");
+    assert_eq!(one_worker["status"], "SUCCESS");
+    for t in one_worker["tables"].as_array().unwrap() {
+        assert_eq!(
+            way_names(t),
+            [
+                "linesig, one call at a time",
+                "linesig array call, 1 worker"
+            ],
+            "{t}"
+        );
     }
     let ops: Vec<&str> = r["operations"]
         .as_array()
