@@ -5,15 +5,12 @@
 # Ed25519 suites and Paillier's kernel suites (`t_linesig_paillier` runs the IFMA
 # kernel's differential tests against GMP where the CPU has IFMA). For the Paillier
 # bench against phe in the same run, the pack holds phe's and gmpy2's wheels for
-# CPython 3.10 to 3.13, and on the device
-#   bash scripts/device-paillier.sh
-# runs the kernel suites, then both key sizes with phe under the machine's python3.
-# `linesig-whole-scan.gz` is the same CLI built with `--cfg linesig_whole_scan`
-# (decryption's table scan just before each product, not spread over the squarings), for
-# an A/B of the spread on that CPU: `gunzip -k .device/bin/linesig-whole-scan.gz`, then
-# alternate the two binaries on the bench command of scripts/device-paillier.sh and
-# compare the decrypt rows. (Gzipped, as is the Ed25519 fuzz target where one was built,
-# so that the pack and the checkout stay under the device's 64 MiB limit on what travels.)
+# CPython 3.10 to 3.13. On the device,
+#   bash scripts/device-check.sh
+# runs everything: the Ed25519 suites and the ed25519-simd yardstick, then (through
+# scripts/device-paillier.sh) the Paillier kernel suites and both key sizes with phe under
+# the machine's python3. The Ed25519 fuzz target, where one was built, is packed gzipped,
+# so that the pack and the checkout stay under the device's 64 MiB limit on what travels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p linesig-cli
@@ -29,16 +26,12 @@ for line in sys.stdin:
             print(m["target"]["name"], m["executable"])' |
   while read -r name path; do cp "$path" ".device/bin/t_$name"; done
 cp target/release/linesig .device/bin/
-RUSTFLAGS="${RUSTFLAGS:-} --cfg linesig_whole_scan" CARGO_TARGET_DIR=target/whole-scan \
-  cargo build --release --locked -p linesig-cli
 if [ -x fuzz/target/x86_64-unknown-linux-gnu/release/ed25519_backends ]; then
   cp fuzz/target/x86_64-unknown-linux-gnu/release/ed25519_backends .device/bin/
 fi
 y=target/yardstick/x86_64-unknown-linux-gnu/release/yardstick-ed25519-simd
 [ -x "$y" ] && cp "$y" .device/bin/
 strip .device/bin/*
-strip -o .device/bin/linesig-whole-scan target/whole-scan/release/linesig
-gzip -f .device/bin/linesig-whole-scan
 # The fuzz target too, where one was built: it is run on the device only by hand.
 [ ! -f .device/bin/ed25519_backends ] || gzip -f .device/bin/ed25519_backends
 rm -rf .device/vectors && cp -r ../shared/vectors .device/vectors

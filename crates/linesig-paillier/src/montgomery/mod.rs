@@ -955,8 +955,9 @@ pub(crate) fn power_common_lanes<L: Lanes52>(
                 // larger than a core's L1: 80 KiB for p² of a 2048-bit key).
                 set_masks(&mut masks, step.entry);
                 // `--cfg linesig_whole_scan` builds the schedule from before the spread
-                // (no slices: the whole scan just before the product), for A/B runs on
-                // other CPUs (`scripts/device-pack.sh` packs both).
+                // (no slices: the whole scan just before the product), for A/B runs: the
+                // spread won on Zen 4 and on an Emerald Rapids Xeon (docs/results.md);
+                // Zen 5 is not yet measured.
                 let slices = if cfg!(linesig_whole_scan) {
                     0
                 } else {
