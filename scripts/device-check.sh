@@ -25,7 +25,8 @@ lscpu | grep -iE 'model name|^cpu\(s\)|thread|socket|family|^model:|numa node0'
 grep -ow -e avx512ifma -e avx512f /proc/cpuinfo | sort -u | paste -sd' '
 cores=$(lscpu -p=CPU,CORE | grep -v '^#' |
   awk -F, -v first="${FIRST_CPU:-4}" '$1 >= first && !seen[$2]++ { print $1 }' | head -2 | paste -sd,)
-[ -n "$cores" ] || cores=$(lscpu -p=CPU | grep -v '^#' | head -2 | paste -sd,)
+# Fewer than two such CPUs (a small VM): the first two, whatever cores they are on.
+case $cores in *,*) ;; *) cores=$(lscpu -p=CPU | grep -v '^#' | head -2 | paste -sd,) ;; esac
 one=${cores%%,*}
 echo "bench CPUs: $cores"
 
