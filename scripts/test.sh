@@ -2,14 +2,18 @@
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
 # leanSig aggregation's layers so far, the C ABI (header drift, C example, error
-# paths), the Go binding, and the Python package (built with maturin into
-# target/python-venv; pytest, including interop with phe).
+# paths), linesig-agave against solana-perf, the Go binding, and the Python package
+# (built with maturin into target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
 cargo test --release --locked --workspace
+# linesig-agave (a workspace of its own: solana-perf 4.0.3's pins): against solana-perf
+# itself on every case and a seeded loop of 1,000,000 mutated packets. It shares the
+# target directory, so what both workspaces build the same way is built once.
+cargo test --release --locked --manifest-path crates/linesig-agave/Cargo.toml --target-dir target
 # leanSig aggregation: linesig's `aggregate` feature (off by default in the library; the
 # command line and the Python package turn it on).
 cargo test --release --locked -p linesig --features aggregate --lib leansig::aggregate

@@ -19,6 +19,10 @@ pub enum Error {
     ZeroWorkers,
     #[error("workers must be at most {max}, not {requested}")]
     TooManyWorkers { requested: usize, max: usize },
+    #[error(
+        "give either a worker count or a thread pool, not both (a pool's workers are its threads)"
+    )]
+    WorkersWithPool,
     #[error("batch size must be at least 1")]
     ZeroBatchSize,
     #[error("lanes in use must be at least 1")]

@@ -33,7 +33,9 @@ mod error;
 mod grouping;
 pub mod item;
 mod key_cache;
+#[cfg(feature = "leansig")]
 pub mod leansig;
+#[cfg(feature = "mldsa")]
 pub mod mldsa;
 mod scheme;
 mod verdict;

@@ -8,9 +8,12 @@ use crate::cpu::{Feature, Isa};
 use crate::ed25519::Policy;
 use crate::error::{PolicyNotApplicable, UnknownName};
 use crate::item::Item;
+#[cfg(feature = "leansig")]
+use crate::leansig;
+#[cfg(feature = "mldsa")]
+use crate::mldsa;
 use crate::verdict::Verdict;
 use crate::verifier::SchemeVerifier;
-use crate::{leansig, mldsa};
 use std::sync::Mutex;
 
 /// `$body` with `$v` bound to `$scheme`'s parameter value: an Ed25519 [`Policy`], an
@@ -20,7 +23,9 @@ macro_rules! dispatch {
     ($scheme:expr, $v:ident => $body:expr) => {
         match $scheme {
             $crate::Scheme::Ed25519($v) => $body,
+            #[cfg(feature = "mldsa")]
             $crate::Scheme::MlDsa($v) => $body,
+            #[cfg(feature = "leansig")]
             $crate::Scheme::LeanSig($v) => $body,
         }
     };
@@ -33,10 +38,12 @@ pub(crate) use dispatch;
 pub enum Scheme {
     /// Ed25519 (RFC 8032) under one of the chains' acceptance policies.
     Ed25519(Policy),
-    /// ML-DSA (FIPS 204) with the given parameter set.
+    /// ML-DSA (FIPS 204) with the given parameter set (feature `mldsa`).
+    #[cfg(feature = "mldsa")]
     MlDsa(mldsa::ParameterSet),
     /// leanSig (generalized XMSS, Ethereum lean consensus): the item's context is the
-    /// epoch, four bytes little-endian ([`leansig::epoch_context`]).
+    /// epoch, four bytes little-endian ([`leansig::epoch_context`]) (feature `leansig`).
+    #[cfg(feature = "leansig")]
     LeanSig(leansig::Instance),
 }
 
@@ -51,6 +58,8 @@ impl Scheme {
     /// policy applies to Ed25519 only; giving one for another scheme is an error, never
     /// silently ignored.
     pub fn with_policy(self, policy: Option<Policy>) -> Result<Scheme, PolicyNotApplicable> {
+        // Built with Ed25519 alone, the last two arms have no scheme left to match.
+        #[allow(unreachable_patterns)]
         match (self, policy) {
             (Scheme::Ed25519(_), policy) => Ok(Scheme::Ed25519(policy.unwrap_or_default())),
             (other, None) => Ok(other),
@@ -79,20 +88,27 @@ impl std::str::FromStr for Scheme {
         if s.eq_ignore_ascii_case("ed25519") {
             return Ok(Scheme::Ed25519(Policy::Strict));
         }
+        #[cfg(feature = "leansig")]
         if let Ok(instance) = s.parse::<leansig::Instance>() {
             return Ok(Scheme::LeanSig(instance));
         }
-        s.parse::<mldsa::ParameterSet>()
-            .map(Scheme::MlDsa)
-            .map_err(|_| {
-                UnknownName::new(
-                    "scheme",
-                    s,
-                    "ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18, leansig-l32",
-                )
-            })
+        #[cfg(feature = "mldsa")]
+        if let Ok(set) = s.parse::<mldsa::ParameterSet>() {
+            return Ok(Scheme::MlDsa(set));
+        }
+        Err(UnknownName::new("scheme", s, SCHEME_NAMES))
     }
 }
+
+/// The scheme names this build parses.
+const SCHEME_NAMES: &str = match (cfg!(feature = "mldsa"), cfg!(feature = "leansig")) {
+    (true, true) => "ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18, leansig-l32",
+    (true, false) => "ed25519, mldsa44, mldsa65, mldsa87 (leanSig: build with feature leansig)",
+    (false, true) => {
+        "ed25519, leansig-devnet4, leansig-l18, leansig-l32 (ML-DSA: build with feature mldsa)"
+    }
+    (false, false) => "ed25519 (ML-DSA, leanSig: build with features mldsa, leansig)",
+};
 
 impl Default for Scheme {
     fn default() -> Self {
@@ -203,7 +219,7 @@ impl Backend {
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, target_arch = "x86_64", feature = "mldsa", feature = "leansig"))]
 mod tests {
     use super::*;
     use crate::cpu::Feature;

@@ -301,3 +301,51 @@ fn a_sibling_shares_the_pool_and_keeps_its_own_policy() {
     let mldsa = parent.sibling("mldsa44".parse().unwrap()).unwrap();
     assert_eq!(mldsa.scheme().name(), "mldsa44");
 }
+
+/// A caller's pool: the engine shares it (`EngineBuilder::thread_pool`) or runs one call
+/// on it (`Engine::verify_into_on`), from outside the pool and from inside it, with the
+/// same verdicts as on its own workers.
+#[test]
+fn a_callers_pool_gives_the_same_verdicts() {
+    let owned = mixed_items(500, 10);
+    let items = as_items(&owned);
+    let expected: Vec<Verdict> = items
+        .iter()
+        .map(|it| ed25519::verify(Policy::Strict, it))
+        .collect();
+    let pool = std::sync::Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap(),
+    );
+    let shared = Engine::builder()
+        .thread_pool(std::sync::Arc::clone(&pool))
+        .batch_size(32)
+        .key_cache(1 << 20)
+        .build()
+        .unwrap();
+    assert_eq!(shared.workers(), 3);
+    assert_eq!(shared.verify(&items), expected);
+    assert_eq!(pool.install(|| shared.verify(&items)), expected);
+
+    let own = Engine::builder().workers(1).batch_size(16).build().unwrap();
+    for len in [0, 1, 2, 3, 100, 500] {
+        let mut out = vec![Verdict::Valid; len];
+        own.verify_into_on(&pool, &items[..len], &mut out).unwrap();
+        assert_eq!(out, expected[..len], "{len} items");
+        let mut out = vec![Verdict::Valid; len];
+        pool.install(|| own.verify_into_on(&pool, &items[..len], &mut out))
+            .unwrap();
+        assert_eq!(out, expected[..len], "{len} items, from inside the pool");
+    }
+    let mut short = vec![Verdict::Valid; 2];
+    assert!(matches!(
+        own.verify_into_on(&pool, &items[..3], &mut short),
+        Err(Error::OutputLength { .. })
+    ));
+    assert!(matches!(
+        Engine::builder().workers(2).thread_pool(pool).build(),
+        Err(Error::WorkersWithPool)
+    ));
+}

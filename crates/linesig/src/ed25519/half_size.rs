@@ -46,13 +46,13 @@
 //! tests never see, falls back to (c, d) = (k, 1), the full-size equation.
 
 use super::scalar_mod_l::{
-    at_least, bytes, is_negative, limbs, mul_mod_l, neg_mod_l, negate, reduce_once, sub, L, U256,
+    at_least, bytes, div_rem, is_negative, limbs, mul_low, mul_mod_l, neg_mod_l, negate,
+    reduce_once, sub, L, U256,
 };
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::Feature;
 #[cfg(test)]
 use curve25519_dalek::Scalar;
-use num_bigint::{BigInt, BigUint, Sign};
 
 /// 8L (< 2^256), the order of the curve group.
 const EIGHT_L: U256 = [
@@ -492,50 +492,12 @@ impl StepState {
 }
 
 /// One Euclidean step at full precision, for the rare quotient the leading bits cannot
-/// decide (v far smaller than u).
+/// decide (v far smaller than u): q = ⌊u / v⌋, r = u − q·v, t = tu − q·tv. The t are two's
+/// complement and below 2^255 in magnitude (every t of the walk is below 8L), so t's
+/// product and difference mod 2^256 are exact.
 fn full_step(u: &U256, v: &U256, tu: &U256, tv: &U256) -> (U256, U256, U256, U256) {
-    let big = |x: &U256| BigUint::from_slice(&to_u32_digits(x));
-    let q = big(u) / big(v);
-    let r = big(u) - &q * big(v);
-    let q = BigInt::from_biguint(Sign::Plus, q);
-    let t_next = signed_big(tu) - q * signed_big(tv);
-    (
-        *v,
-        from_big(&BigInt::from_biguint(Sign::Plus, r)),
-        *tv,
-        from_big(&t_next),
-    )
-}
-
-fn to_u32_digits(x: &U256) -> [u32; 8] {
-    core::array::from_fn(|i| (x[i / 2] >> (32 * (i % 2))) as u32)
-}
-
-fn signed_big(x: &U256) -> BigInt {
-    let magnitude =
-        BigUint::from_slice(&to_u32_digits(&if is_negative(x) { negate(x) } else { *x }));
-    BigInt::from_biguint(
-        if is_negative(x) {
-            Sign::Minus
-        } else {
-            Sign::Plus
-        },
-        magnitude,
-    )
-}
-
-/// `x` in two's complement (|x| < 2^255 wherever it is called: every r and t of the
-/// walk is below 8L in magnitude, and those it reaches far below).
-fn from_big(x: &BigInt) -> U256 {
-    let mut out = [0u64; 4];
-    for (limb, digit) in out.iter_mut().zip(x.magnitude().iter_u64_digits()) {
-        *limb = digit;
-    }
-    if x.sign() == Sign::Minus {
-        negate(&out)
-    } else {
-        out
-    }
+    let (q, r) = div_rem(u, v);
+    (*v, r, *tv, sub(tu, &mul_low(&q, tv)))
 }
 
 fn below_2_128(x: &U256) -> bool {
@@ -577,6 +539,7 @@ fn combine(a: i64, x: &U256, b: i64, y: &U256) -> U256 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_bigint::{BigInt, Sign};
     use rand::{RngCore, SeedableRng};
 
     fn big(b: &[u8; 32]) -> BigInt {

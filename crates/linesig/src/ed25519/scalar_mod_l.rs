@@ -122,6 +122,40 @@ pub(crate) fn sub(x: &U256, y: &U256) -> U256 {
     add(x, &negate(y))
 }
 
+/// x · y mod 2^256: the low half of the product, which for two's complement operands is
+/// their signed product wherever that fits.
+pub(crate) fn mul_low(x: &U256, y: &U256) -> U256 {
+    let mut out = [0u64; 4];
+    for i in 0..4 {
+        let mut carry = 0u128;
+        for j in 0..4 - i {
+            let t = u128::from(out[i + j]) + u128::from(x[i]) * u128::from(y[j]) + carry;
+            out[i + j] = t as u64;
+            carry = t >> 64;
+        }
+    }
+    out
+}
+
+/// ⌊x / y⌋ and x mod y, unsigned, for y ≠ 0: one quotient bit per step, most significant
+/// first. The remainder stays below y; doubling it may carry out of 256 bits when
+/// y > 2^255, and then it is above y, so one wrapping subtraction brings it back.
+pub(crate) fn div_rem(x: &U256, y: &U256) -> (U256, U256) {
+    debug_assert!(y.iter().any(|&limb| limb != 0), "division by zero");
+    let mut quotient = [0u64; 4];
+    let mut remainder = [0u64; 4];
+    for bit in (0..256).rev() {
+        let carried = is_negative(&remainder);
+        remainder = add(&remainder, &remainder);
+        remainder[0] |= (x[bit / 64] >> (bit % 64)) & 1;
+        if carried || at_least(&remainder, y) {
+            remainder = sub(&remainder, y);
+            quotient[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+    (quotient, remainder)
+}
+
 /// x − y mod 2^256, and whether it borrowed (x < y unsigned).
 pub(crate) fn sub_borrow(x: &U256, y: &U256) -> (U256, bool) {
     (sub(x, y), !at_least(x, y))
@@ -239,5 +273,56 @@ mod tests {
             let want = bool::from(Scalar::from_canonical_bytes(s).is_some());
             assert_eq!(is_canonical(&s), want, "{s:?}");
         }
+    }
+
+    /// Division and the low product against num-bigint, on operands of every size from
+    /// one bit to 256 (divisors above 2^255 included, where the remainder's doubling
+    /// carries out), and on the walk's signed use: tu − q·tv in two's complement.
+    #[test]
+    fn div_rem_and_mul_low_match_big_integers() {
+        use num_bigint::{BigInt, BigUint};
+        let big = |x: &U256| BigUint::from_bytes_le(&bytes(x));
+        let signed = |x: &U256| {
+            if is_negative(x) {
+                -BigInt::from(big(&negate(x)))
+            } else {
+                BigInt::from(big(x))
+            }
+        };
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(23);
+        let mut sized = |bits: u32| {
+            let mut b = [0u8; 32];
+            rng.fill_bytes(&mut b);
+            let mut x = limbs(&b);
+            for (i, limb) in x.iter_mut().enumerate() {
+                let keep = bits.saturating_sub(64 * i as u32).min(64);
+                *limb = if keep == 0 { 0 } else { *limb >> (64 - keep) };
+            }
+            x
+        };
+        let wrap = BigUint::from(1u8) << 256;
+        for round in 0..4_000u32 {
+            let (xb, yb) = (1 + round % 256, 1 + (round * 7 + 3) % 256);
+            let (x, y) = (sized(xb), sized(yb));
+            if y == [0; 4] {
+                continue;
+            }
+            let (q, r) = div_rem(&x, &y);
+            assert_eq!(big(&q), big(&x) / big(&y), "{x:?} / {y:?}");
+            assert_eq!(big(&r), big(&x) % big(&y), "{x:?} % {y:?}");
+            assert_eq!(big(&mul_low(&x, &y)), (big(&x) * big(&y)) % &wrap);
+            // Signed: |t| < 2^127 and q < 2^127, so tu − q·tv fits 255 bits.
+            let (tu, tv, q) = (sized(127), sized(127), sized(127));
+            let tv = if round % 2 == 0 { negate(&tv) } else { tv };
+            let t = sub(&tu, &mul_low(&q, &tv));
+            assert_eq!(
+                signed(&t),
+                signed(&tu) - BigInt::from(big(&q)) * signed(&tv)
+            );
+        }
+        let top = [u64::MAX; 4];
+        assert_eq!(div_rem(&top, &top), ([1, 0, 0, 0], [0; 4]));
+        let (q, r) = div_rem(&top, &sub(&top, &[1, 0, 0, 0]));
+        assert_eq!((q, r), ([1, 0, 0, 0], [1, 0, 0, 0]));
     }
 }

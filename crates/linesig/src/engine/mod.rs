@@ -32,6 +32,7 @@ pub struct EngineBuilder {
     backend: Option<Backend>,
     lanes: Option<usize>,
     key_cache_bytes: usize,
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl Default for EngineBuilder {
@@ -43,6 +44,7 @@ impl Default for EngineBuilder {
             backend: None,
             lanes: None,
             key_cache_bytes: 0,
+            pool: None,
         }
     }
 }
@@ -97,8 +99,21 @@ impl EngineBuilder {
         self
     }
 
+    /// Run on `pool` (shared with the caller, who may run its own work on it) instead
+    /// of starting a pool of the engine's own; the engine's workers are then the pool's
+    /// threads, and [`EngineBuilder::workers`] must not be given.
+    pub fn thread_pool(mut self, pool: Arc<rayon::ThreadPool>) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+
     pub fn build(self) -> Result<Engine, Error> {
-        let workers = match self.workers {
+        let workers = match (self.workers, &self.pool) {
+            (Some(_), Some(_)) => return Err(Error::WorkersWithPool),
+            (None, Some(pool)) => Some(pool.current_num_threads()),
+            (workers, None) => workers,
+        };
+        let workers = match workers {
             Some(0) => return Err(Error::ZeroWorkers),
             Some(n) if n > MAX_WORKERS => {
                 return Err(Error::TooManyWorkers {
@@ -133,11 +148,16 @@ impl EngineBuilder {
                 )
             }
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .thread_name(|i| format!("linesig-worker-{i}"))
-            .build()
-            .map_err(|e| Error::ThreadPool(e.to_string()))?;
+        let pool = match self.pool {
+            Some(pool) => pool,
+            None => Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(workers)
+                    .thread_name(|i| format!("linesig-worker-{i}"))
+                    .build()
+                    .map_err(|e| Error::ThreadPool(e.to_string()))?,
+            ),
+        };
         Ok(Engine {
             scheme: self.scheme,
             workers,
@@ -145,7 +165,7 @@ impl EngineBuilder {
             backend,
             lanes: self.lanes.unwrap_or(usize::MAX),
             key_cache,
-            pool: Arc::new(pool),
+            pool,
         })
     }
 }
@@ -303,8 +323,39 @@ impl Engine {
         Ok(())
     }
 
+    /// As [`Engine::verify_into`], with the work units run on `pool` (a rayon pool of the
+    /// caller's, sized as the caller chose) instead of the engine's own workers: for an
+    /// embedder whose interface hands it a pool, such as Agave's sigverify stage. The
+    /// units are cut for `pool`'s thread count; verdicts are the same as on any pool.
+    pub fn verify_into_on<S: ItemSource + ?Sized>(
+        &self,
+        pool: &rayon::ThreadPool,
+        items: &S,
+        out: &mut [Verdict],
+    ) -> Result<(), Error> {
+        if out.len() != items.len() {
+            return Err(Error::OutputLength {
+                expected: items.len(),
+                got: out.len(),
+            });
+        }
+        self.run_on(pool, pool.current_num_threads(), items, out, &|_| {});
+        Ok(())
+    }
+
     fn run<S: ItemSource + ?Sized>(
         &self,
+        items: &S,
+        out: &mut [Verdict],
+        progress: &(dyn Fn(usize) + Sync),
+    ) {
+        self.run_on(&self.pool, self.workers, items, out, progress)
+    }
+
+    fn run_on<S: ItemSource + ?Sized>(
+        &self,
+        pool: &rayon::ThreadPool,
+        workers: usize,
         items: &S,
         out: &mut [Verdict],
         progress: &(dyn Fn(usize) + Sync),
@@ -313,7 +364,7 @@ impl Engine {
         // small batch (a pipeline at low load) still runs on every core.
         let batch_size = self
             .batch_size
-            .min(items.len().div_ceil(self.workers))
+            .min(items.len().div_ceil(workers.max(1)))
             .max(1);
         if items.len() <= INLINE_ITEMS {
             self.verify_unit(items, 0, out);
@@ -324,7 +375,7 @@ impl Engine {
         // rest: one fewer thread hand-off on the latency of every call.
         let mut units = out.chunks_mut(batch_size).enumerate();
         let first = units.next();
-        self.pool.in_place_scope(|scope| {
+        pool.in_place_scope(|scope| {
             for (unit, verdicts) in units {
                 scope.spawn(move |_| {
                     self.verify_unit(items, unit * batch_size, verdicts);
@@ -346,7 +397,7 @@ impl Engine {
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, target_arch = "x86_64", feature = "mldsa", feature = "leansig"))]
 mod tests {
     use super::*;
     use crate::cpu::Feature::*;
