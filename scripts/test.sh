@@ -14,6 +14,9 @@ cargo test --release --locked --workspace
 # itself on every case and a seeded loop of 1,000,000 mutated packets. It shares the
 # target directory, so what both workspaces build the same way is built once.
 cargo test --release --locked --manifest-path crates/linesig-agave/Cargo.toml --target-dir target
+# …and its benchmark end to end on a small file: it fails unless every packet's flags
+# equal solana-perf's.
+bash scripts/bench-agave.sh 2000 --rounds 1
 # leanSig aggregation: linesig's `aggregate` feature (off by default in the library; the
 # command line and the Python package turn it on).
 cargo test --release --locked -p linesig --features aggregate --lib leansig::aggregate

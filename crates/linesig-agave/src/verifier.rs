@@ -13,7 +13,6 @@ use crate::offsets::{is_simple_vote, packet_offsets, signed_parts, PacketOffsets
 use linesig::{Backend, Engine, Error, Item, KeyCacheStats, Policy, Scheme, Verdict};
 use rayon::prelude::*;
 use solana_perf::packet::{PacketBatch, PacketFlags, PacketRefMut};
-use std::sync::Arc;
 
 /// The hot-key cache a [`Verifier`] keeps unless told otherwise: about 600 keys' tables
 /// on the AVX-512 backend (about 104 KB each; 208 KB on `avx2`), enough for a chain's
@@ -39,7 +38,6 @@ enum Plan {
 /// swap, with a process-wide engine and no cache.
 pub struct Verifier {
     engine: Engine,
-    pool: Arc<rayon::ThreadPool>,
 }
 
 /// Configures a [`Verifier`]; see [`Verifier::builder`].
@@ -92,34 +90,18 @@ impl VerifierBuilder {
     }
 
     pub fn build(self) -> Result<Verifier, Error> {
-        let workers = match self.workers {
-            Some(0) => return Err(Error::ZeroWorkers),
-            Some(n) if n > linesig::MAX_WORKERS => {
-                return Err(Error::TooManyWorkers {
-                    requested: n,
-                    max: linesig::MAX_WORKERS,
-                })
-            }
-            Some(n) => n,
-            None => linesig::available_cores(),
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .thread_name(|i| format!("linesig-sigverify-{i}"))
-            .build()
-            .map_err(|e| Error::ThreadPool(e.to_string()))?;
-        let pool = Arc::new(pool);
         let mut engine = Engine::builder()
             .scheme(Scheme::Ed25519(Policy::Strict))
             .batch_size(self.batch_size)
-            .key_cache(self.key_cache_bytes)
-            .thread_pool(Arc::clone(&pool));
+            .key_cache(self.key_cache_bytes);
+        if let Some(workers) = self.workers {
+            engine = engine.workers(workers);
+        }
         if let Some(backend) = self.backend {
             engine = engine.backend(backend);
         }
         Ok(Verifier {
             engine: engine.build()?,
-            pool,
         })
     }
 }
@@ -141,7 +123,7 @@ impl Verifier {
 
     /// Threads of the verifier's own pool.
     pub fn workers(&self) -> usize {
-        self.pool.current_num_threads()
+        self.engine.workers()
     }
 
     /// The hot-key cache's counters, if it is on.
@@ -167,7 +149,7 @@ impl Verifier {
 
     /// As [`Verifier::ed25519_verify`], on the verifier's own pool.
     pub fn verify(&self, batches: &mut [PacketBatch], reject_non_vote: bool) {
-        let pool = &*self.pool;
+        let pool = self.engine.thread_pool();
         pool.install(|| sigverify(Some(&self.engine), pool, batches, reject_non_vote));
     }
 }

@@ -302,9 +302,9 @@ fn a_sibling_shares_the_pool_and_keeps_its_own_policy() {
     assert_eq!(mldsa.scheme().name(), "mldsa44");
 }
 
-/// A caller's pool: the engine shares it (`EngineBuilder::thread_pool`) or runs one call
-/// on it (`Engine::verify_into_on`), from outside the pool and from inside it, with the
-/// same verdicts as on its own workers.
+/// A caller's pool: one call run on it (`Engine::verify_into_on`), from outside the pool
+/// and from inside it, and the caller's own work on the engine's (`Engine::thread_pool`),
+/// with the same verdicts as on the engine's own workers.
 #[test]
 fn a_callers_pool_gives_the_same_verdicts() {
     let owned = mixed_items(500, 10);
@@ -313,39 +313,33 @@ fn a_callers_pool_gives_the_same_verdicts() {
         .iter()
         .map(|it| ed25519::verify(Policy::Strict, it))
         .collect();
-    let pool = std::sync::Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap(),
-    );
-    let shared = Engine::builder()
-        .thread_pool(std::sync::Arc::clone(&pool))
-        .batch_size(32)
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let engine = Engine::builder()
+        .workers(2)
+        .batch_size(16)
         .key_cache(1 << 20)
         .build()
         .unwrap();
-    assert_eq!(shared.workers(), 3);
-    assert_eq!(shared.verify(&items), expected);
-    assert_eq!(pool.install(|| shared.verify(&items)), expected);
-
-    let own = Engine::builder().workers(1).batch_size(16).build().unwrap();
     for len in [0, 1, 2, 3, 100, 500] {
         let mut out = vec![Verdict::Valid; len];
-        own.verify_into_on(&pool, &items[..len], &mut out).unwrap();
+        engine
+            .verify_into_on(&pool, &items[..len], &mut out)
+            .unwrap();
         assert_eq!(out, expected[..len], "{len} items");
         let mut out = vec![Verdict::Valid; len];
-        pool.install(|| own.verify_into_on(&pool, &items[..len], &mut out))
+        pool.install(|| engine.verify_into_on(&pool, &items[..len], &mut out))
             .unwrap();
         assert_eq!(out, expected[..len], "{len} items, from inside the pool");
     }
     let mut short = vec![Verdict::Valid; 2];
     assert!(matches!(
-        own.verify_into_on(&pool, &items[..3], &mut short),
+        engine.verify_into_on(&pool, &items[..3], &mut short),
         Err(Error::OutputLength { .. })
     ));
-    assert!(matches!(
-        Engine::builder().workers(2).thread_pool(pool).build(),
-        Err(Error::WorkersWithPool)
-    ));
+    let own = engine.thread_pool();
+    assert_eq!(own.current_num_threads(), 2);
+    assert_eq!(own.install(|| engine.verify(&items)), expected);
 }

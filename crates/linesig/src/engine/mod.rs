@@ -32,7 +32,6 @@ pub struct EngineBuilder {
     backend: Option<Backend>,
     lanes: Option<usize>,
     key_cache_bytes: usize,
-    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl Default for EngineBuilder {
@@ -44,7 +43,6 @@ impl Default for EngineBuilder {
             backend: None,
             lanes: None,
             key_cache_bytes: 0,
-            pool: None,
         }
     }
 }
@@ -99,21 +97,8 @@ impl EngineBuilder {
         self
     }
 
-    /// Run on `pool` (shared with the caller, who may run its own work on it) instead
-    /// of starting a pool of the engine's own; the engine's workers are then the pool's
-    /// threads, and [`EngineBuilder::workers`] must not be given.
-    pub fn thread_pool(mut self, pool: Arc<rayon::ThreadPool>) -> Self {
-        self.pool = Some(pool);
-        self
-    }
-
     pub fn build(self) -> Result<Engine, Error> {
-        let workers = match (self.workers, &self.pool) {
-            (Some(_), Some(_)) => return Err(Error::WorkersWithPool),
-            (None, Some(pool)) => Some(pool.current_num_threads()),
-            (workers, None) => workers,
-        };
-        let workers = match workers {
+        let workers = match self.workers {
             Some(0) => return Err(Error::ZeroWorkers),
             Some(n) if n > MAX_WORKERS => {
                 return Err(Error::TooManyWorkers {
@@ -148,16 +133,13 @@ impl EngineBuilder {
                 )
             }
         };
-        let pool = match self.pool {
-            Some(pool) => pool,
-            None => Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(workers)
-                    .thread_name(|i| format!("linesig-worker-{i}"))
-                    .build()
-                    .map_err(|e| Error::ThreadPool(e.to_string()))?,
-            ),
-        };
+        let pool = Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .thread_name(|i| format!("linesig-worker-{i}"))
+                .build()
+                .map_err(|e| Error::ThreadPool(e.to_string()))?,
+        );
         Ok(Engine {
             scheme: self.scheme,
             workers,
@@ -274,6 +256,13 @@ impl Engine {
         })
     }
 
+    /// The engine's worker pool (shared with its siblings), for an embedder that runs
+    /// its own parallel work beside the engine's on the same threads, as linesig-agave
+    /// finds packets' signatures on them before verifying.
+    pub fn thread_pool(&self) -> &rayon::ThreadPool {
+        &self.pool
+    }
+
     /// The hot-key cache's counters (hit rate, memory, admissions), if it is on.
     pub fn key_cache_stats(&self) -> Option<KeyCacheStats> {
         self.key_cache.as_ref().map(KeyCache::stats)
@@ -313,14 +302,7 @@ impl Engine {
         items: &S,
         out: &mut [Verdict],
     ) -> Result<(), Error> {
-        if out.len() != items.len() {
-            return Err(Error::OutputLength {
-                expected: items.len(),
-                got: out.len(),
-            });
-        }
-        self.run(items, out, &|_| {});
-        Ok(())
+        self.verify_into_on(&self.pool, items, out)
     }
 
     /// As [`Engine::verify_into`], with the work units run on `pool` (a rayon pool of the
@@ -339,7 +321,7 @@ impl Engine {
                 got: out.len(),
             });
         }
-        self.run_on(pool, pool.current_num_threads(), items, out, &|_| {});
+        self.run_on(pool, items, out, &|_| {});
         Ok(())
     }
 
@@ -349,23 +331,20 @@ impl Engine {
         out: &mut [Verdict],
         progress: &(dyn Fn(usize) + Sync),
     ) {
-        self.run_on(&self.pool, self.workers, items, out, progress)
+        self.run_on(&self.pool, items, out, progress)
     }
 
     fn run_on<S: ItemSource + ?Sized>(
         &self,
         pool: &rayon::ThreadPool,
-        workers: usize,
         items: &S,
         out: &mut [Verdict],
         progress: &(dyn Fn(usize) + Sync),
     ) {
-        // A call shorter than `workers × batch_size` is cut evenly over the workers, so a
-        // small batch (a pipeline at low load) still runs on every core.
-        let batch_size = self
-            .batch_size
-            .min(items.len().div_ceil(workers.max(1)))
-            .max(1);
+        // A call shorter than `workers × batch_size` is cut evenly over the pool's
+        // threads, so a small batch (a pipeline at low load) still runs on every core.
+        let workers = pool.current_num_threads().max(1);
+        let batch_size = self.batch_size.min(items.len().div_ceil(workers)).max(1);
         if items.len() <= INLINE_ITEMS {
             self.verify_unit(items, 0, out);
             progress(out.len());

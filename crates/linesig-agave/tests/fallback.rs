@@ -1,0 +1,47 @@
+//! The free function when no engine can be built (`LINESIG_BACKEND` naming no backend):
+//! it verifies on the portable path and still leaves solana-perf's flags on every
+//! packet, where `Verifier::new` reports the error. A binary of its own, since the
+//! variable is read once per process.
+
+mod support;
+
+use linesig::wire::Version;
+use solana_perf::packet::{PacketBatch, PacketFlags};
+use support::*;
+
+#[test]
+fn an_unbuildable_engine_falls_back_to_the_portable_path() {
+    std::env::set_var("LINESIG_BACKEND", "no-such-backend");
+    assert!(linesig_agave::Verifier::new().is_err());
+    let mut signers = Signers::new(9, 20);
+    let mut cases = Vec::new();
+    for version in [Version::Legacy, Version::V0] {
+        for n in [1, 2, 3] {
+            let good = signed(version, &signers.pick(n), 1, SYSTEM_PROGRAM);
+            let mut bad = good.clone();
+            bad[good.len() - 1] ^= 1;
+            cases.push(Case::new(good));
+            cases.push(Case::new(bad));
+        }
+        cases.push(Case::new(vote(version, &signers.pick(1))));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for reject_non_vote in [false, true] {
+        let batches = batches(&cases, Layout::Mixed(3));
+        let count = batches.iter().map(PacketBatch::len).sum();
+        let mut oracle = batches.clone();
+        solana_perf::sigverify::ed25519_verify(&pool, &mut oracle, reject_non_vote, count);
+        let mut ours = batches;
+        linesig_agave::ed25519_verify(&pool, &mut ours, reject_non_vote, count);
+        assert_eq!(
+            flags(&ours),
+            flags(&oracle),
+            "reject_non_vote {reject_non_vote}"
+        );
+        let kept = |f: &PacketFlags| !f.contains(PacketFlags::DISCARD);
+        assert!(flags(&ours).iter().any(kept), "some packets pass");
+    }
+}
