@@ -133,6 +133,23 @@ fn timed(
     (wall, cpu, flags)
 }
 
+/// The CPU's model name, family and model (Linux's /proc/cpuinfo), for the report: a
+/// ratio measured on one core generation is not another's.
+fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|v| v.trim().to_string())
+    };
+    match (field("model name"), field("cpu family"), field("model")) {
+        (Some(name), Some(family), Some(model)) => format!("{name}, family {family} model {model}"),
+        (Some(name), ..) => name,
+        _ => "unknown CPU".into(),
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -186,15 +203,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let cpu_model = cpu_model();
     println!(
         "agave-bench: {packets} packets ({signatures} signatures the stage verifies) from {}, \
          {} batches of {}, {} worker(s), {} rounds; {cpu_model}; linesig backend {}",
