@@ -193,3 +193,15 @@ def test_leansig_vectors_follow_the_spec_with_the_epoch_as_context(scheme, file)
         contexts=[c["epoch"].to_bytes(4, "little") for c in cases],
     )
     assert [bool(v) for v in verdicts] == [c["expected_spec"] for c in cases]
+    # Epochs as ints, or a numpy integer array: the same verdicts.
+    columns = (
+        [bytes.fromhex(c["public_key"]) for c in cases],
+        [bytes.fromhex(c["message"]) for c in cases],
+        [bytes.fromhex(c["signature"]) for c in cases],
+    )
+    as_ints = engine.verify(*columns, contexts=[c["epoch"] for c in cases])
+    assert list(as_ints) == list(verdicts)
+    as_array = engine.verify(*columns, contexts=np.array([c["epoch"] for c in cases]))
+    assert list(as_array) == list(verdicts)
+    with pytest.raises(ValueError):
+        engine.verify(*columns, contexts=[-1] + [c["epoch"] for c in cases[1:]])

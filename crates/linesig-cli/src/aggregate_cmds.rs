@@ -6,12 +6,13 @@
 //! in hex and "epoch"; `verify-aggregate` does not need "signature". Exit status: 0
 //! for a proof made / a proof that verifies, 1 for a refusal (an invalid signature, a
 //! proof that does not verify), 2 for bad arguments or input, 3 for I/O; the reason
-//! on one line of stderr.
+//! on one line of stderr. A line is named by its number in the file, counting from 1,
+//! as every command names lines.
 
 use crate::verify::{parse_fields, Parsed};
 use crate::CliError;
 use clap::Args;
-use linesig::leansig::aggregate::{self, AggregateError};
+use linesig::leansig::aggregate::{self, AggregateError, VerifyAggregateError};
 use linesig::leansig::Instance;
 use linesig::Item;
 use std::path::{Path, PathBuf};
@@ -25,8 +26,8 @@ pub struct AggregateArgs {
     /// JSON Lines of {public_key, message, signature, epoch}.
     #[arg(long)]
     input: PathBuf,
-    /// Where to write the proof.
-    #[arg(long)]
+    /// Where to write the proof (also spelt --output, as `verify` spells it).
+    #[arg(long, visible_alias = "output")]
     out: PathBuf,
     /// No summary on stderr.
     #[arg(long, short)]
@@ -44,6 +45,9 @@ pub struct VerifyAggregateArgs {
     /// The proof `linesig aggregate` wrote.
     #[arg(long)]
     proof: PathBuf,
+    /// On a refusal, also the STARK verifier's own account of the check that failed.
+    #[arg(long, short)]
+    verbose: bool,
     /// No summary on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -52,6 +56,20 @@ pub struct VerifyAggregateArgs {
 /// An input line's owned fields: public key, message, signature, epoch context.
 type Owned = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
 
+/// A file's items and, for each, its line number (from 1; blank lines are skipped, so
+/// the two differ).
+struct Lines {
+    owned: Vec<Owned>,
+    numbers: Vec<usize>,
+}
+
+impl Lines {
+    /// The line that item `index` came from.
+    fn number(&self, index: usize) -> usize {
+        self.numbers.get(index).copied().unwrap_or(index + 1)
+    }
+}
+
 fn instance(name: &str) -> Result<Instance, CliError> {
     name.parse::<Instance>()
         .map_err(|e| CliError::usage(e.to_string()))
@@ -59,9 +77,10 @@ fn instance(name: &str) -> Result<Instance, CliError> {
 
 /// Every line of `path`; the first malformed one stops the command (an aggregate
 /// covers the whole list or nothing).
-fn read_lines(path: &Path, signature: bool) -> Result<Vec<Owned>, CliError> {
+fn read_lines(path: &Path, signature: bool) -> Result<Lines, CliError> {
     let text = std::fs::read(path).map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
     let mut out = Vec::new();
+    let mut numbers = Vec::new();
     for (index, line) in text.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -72,7 +91,10 @@ fn read_lines(path: &Path, signature: bool) -> Result<Vec<Owned>, CliError> {
                 message,
                 signature,
                 context,
-            } => out.push((public_key, message, signature, context)),
+            } => {
+                out.push((public_key, message, signature, context));
+                numbers.push(index + 1);
+            }
             Parsed::Malformed(reason) => {
                 return Err(CliError::usage(format!(
                     "{} line {}: {reason}",
@@ -82,7 +104,10 @@ fn read_lines(path: &Path, signature: bool) -> Result<Vec<Owned>, CliError> {
             }
         }
     }
-    Ok(out)
+    Ok(Lines {
+        owned: out,
+        numbers,
+    })
 }
 
 fn items(lines: &[Owned]) -> Vec<Item<'_>> {
@@ -96,10 +121,15 @@ pub fn aggregate(args: AggregateArgs) -> Result<bool, CliError> {
     let instance = instance(&args.scheme)?;
     let lines = read_lines(&args.input, true)?;
     let started = Instant::now();
-    let proof = match aggregate::prove(instance, &items(&lines)) {
+    let proof = match aggregate::prove(instance, &items(&lines.owned)) {
         Ok(proof) => proof,
-        Err(e @ AggregateError::InvalidSignature { .. }) => {
-            eprintln!("linesig: no proof: {e} (line order, counting from 0)");
+        Err(AggregateError::InvalidSignature { index, reason }) => {
+            eprintln!(
+                "linesig: no proof: the signature on line {} of {} does not verify ({reason}); \
+                 no proof is made for a list with an invalid signature",
+                lines.number(index),
+                args.input.display()
+            );
             return Ok(false);
         }
         Err(e) => return Err(CliError::usage(e.to_string())),
@@ -109,7 +139,7 @@ pub fn aggregate(args: AggregateArgs) -> Result<bool, CliError> {
     if !args.quiet {
         eprintln!(
             "aggregated {} signatures into {} ({} bytes) in {:.2} s",
-            lines.len(),
+            lines.owned.len(),
             args.out.display(),
             proof.bytes.len(),
             started.elapsed().as_secs_f64()
@@ -124,19 +154,30 @@ pub fn verify_aggregate(args: VerifyAggregateArgs) -> Result<bool, CliError> {
     let proof = std::fs::read(&args.proof)
         .map_err(|e| CliError::io(format!("{}: {e}", args.proof.display())))?;
     let started = Instant::now();
-    match aggregate::verify_aggregate(instance, &items(&lines), &proof) {
+    match aggregate::verify_aggregate(instance, &items(&lines.owned), &proof) {
         Ok(()) => {
             if !args.quiet {
                 eprintln!(
                     "valid: the proof covers all {} signers ({:.1} ms)",
-                    lines.len(),
+                    lines.owned.len(),
                     started.elapsed().as_secs_f64() * 1e3
                 );
             }
             Ok(true)
         }
+        Err(VerifyAggregateError::BadSigner { index, reason }) => {
+            eprintln!(
+                "linesig: proof refused: the signer on line {} of {}: {reason}",
+                lines.number(index),
+                args.input.display()
+            );
+            Ok(false)
+        }
         Err(e) => {
             eprintln!("linesig: proof refused: {e}");
+            if let (true, VerifyAggregateError::Rejected(detail)) = (args.verbose, &e) {
+                eprintln!("linesig: the STARK verifier's account: {detail}");
+            }
             Ok(false)
         }
     }

@@ -18,6 +18,9 @@ use linesig::{Engine, Item, KeyCacheStats, Policy, Scheme, Verdict};
 use serde::Serialize;
 use std::time::Instant;
 
+/// The cache is sized in MiB (`--key-cache-mb`), so its memory is reported in MiB too.
+const MIB: f64 = (1u64 << 20) as f64;
+
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18,
@@ -36,10 +39,10 @@ pub struct BenchArgs {
     /// Shorthand for --keys per-key:K.
     #[arg(long, conflicts_with = "keys")]
     msgs_per_key: Option<usize>,
-    /// Megabytes for the hot-key cache (Ed25519 fixed-base tables, ML-DSA expanded
+    /// MiB for the hot-key cache (Ed25519 fixed-base tables, ML-DSA expanded
     /// keys; 0: off). When on, the same engine with the cache off runs in the same
     /// rounds, and the report gives the ratio, the hit rate and the memory used.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::parse_mib)]
     key_cache_mb: usize,
     /// Bytes per message.
     #[arg(long, default_value_t = 32)]
@@ -557,7 +560,11 @@ fn report(
         );
     }
     RunReport {
-        lanes: args.lanes,
+        // What ran: a request above the backend's lanes runs all of them, and the
+        // portable path has one.
+        lanes: args
+            .lanes
+            .map(|n| n.min(engine.backend().lanes(engine.scheme()))),
         cores,
         batch: engine.batch_size(),
         keys: workload.public_keys.len(),
@@ -741,15 +748,15 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
     }
     if let Some(c) = &r.key_cache {
         println!(
-            "Key cache:              {:.1}% of signatures hit; {} keys of {} ({} admitted, {} evicted, {} refused); {:.1} of {:.1} MB",
+            "Key cache:              {:.1}% of signatures hit; {} keys of {} ({} admitted, {} evicted, {} refused); {:.1} of {:.1} MiB",
             100.0 * c.hit_rate,
             c.entries,
             c.max_entries,
             c.admissions,
             c.evictions,
             c.refused,
-            c.used_bytes as f64 / 1e6,
-            c.capacity_bytes as f64 / 1e6,
+            c.used_bytes as f64 / MIB,
+            c.capacity_bytes as f64 / MIB,
         );
         if let (Some(rss), Some(peak)) = (c.process_rss_bytes, c.process_peak_rss_bytes) {
             println!(

@@ -262,7 +262,12 @@ pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
                     Some((result.cross_ok, result.cross_total)),
                 )
             }
-            Err(why) => (None, Some(why), None),
+            Err(why) => {
+                // Asked for and not run: said on stderr too, so that a JSON reader or a
+                // script does not take an empty yardstick list for a measurement.
+                eprintln!("linesig: the phe yardstick did not run: {why}");
+                (None, Some(why), None)
+            }
         }
     } else {
         (
@@ -383,14 +388,25 @@ fn add_phe(table: &mut Table, rates: &PheRates, workers: usize) {
 }
 
 /// The interpreter for phe: $LINESIG_PYTHON, else the environment scripts/test.sh builds
-/// (target/python-venv), else python3.
+/// (`target/python-venv`), found beside this binary (`target/release/linesig` →
+/// `target/python-venv`, whatever the working directory) or under the working
+/// directory, else python3.
 fn python() -> String {
     if let Ok(p) = std::env::var("LINESIG_PYTHON") {
         return p;
     }
-    let venv = std::path::Path::new("target/python-venv/bin/python");
-    if venv.exists() {
-        return venv.display().to_string();
+    let beside_binary = std::env::current_exe().ok().and_then(|exe| {
+        // target/<profile>/linesig → target
+        let target = exe.parent()?.parent()?;
+        Some(target.join("python-venv/bin/python"))
+    });
+    let candidates = beside_binary
+        .into_iter()
+        .chain([std::path::PathBuf::from("target/python-venv/bin/python")]);
+    for venv in candidates {
+        if venv.exists() {
+            return venv.display().to_string();
+        }
     }
     "python3".to_string()
 }

@@ -34,21 +34,30 @@ struct Cli {
     command: Command,
 }
 
+/// Every subcommand reads a negative number as a value (`--key-cache-mb -1`), so that its
+/// own parser refuses it with the range rather than clap taking it for a flag.
 #[derive(Subcommand)]
 enum Command {
     /// Generate seeded signatures, verify them on all cores, report throughput against yardsticks.
+    #[command(allow_negative_numbers = true)]
     Bench(bench::BenchArgs),
     /// Verify JSON Lines of {public_key, message, signature[, context]} (hex) into JSON Lines verdicts, or a Parquet file into a Parquet file.
+    #[command(allow_negative_numbers = true)]
     Verify(verify::VerifyArgs),
     /// Generate seeded Solana transactions (valid, invalid, duplicate, malformed) to a file or UDP.
+    #[command(allow_negative_numbers = true)]
     Gen(packet_cmds::GenArgs),
     /// Run a packet file (linesig format or pcap) through the pipeline as fast as possible.
+    #[command(allow_negative_numbers = true)]
     Replay(packet_cmds::ReplayArgs),
     /// Receive Solana transactions over UDP, verify them, forward or count the valid ones.
+    #[command(allow_negative_numbers = true)]
     Serve(packet_cmds::ServeArgs),
     /// Prove in one STARK that every leanSig devnet-4 signature of a JSON Lines file verifies.
+    #[command(allow_negative_numbers = true)]
     Aggregate(aggregate_cmds::AggregateArgs),
     /// Check an aggregate proof against a JSON Lines list of (public_key, message, epoch).
+    #[command(allow_negative_numbers = true)]
     VerifyAggregate(aggregate_cmds::VerifyAggregateArgs),
 }
 
@@ -93,6 +102,41 @@ pub fn parse_workers(text: &str) -> Result<usize, String> {
             "expected a worker count from 1 to {}",
             linesig::MAX_WORKERS
         )),
+    }
+}
+
+/// A UDP address as HOST:PORT, the host a name (resolved, first address) or a numeric
+/// address (`127.0.0.1:8001`, `[::1]:8001`, `localhost:8001`).
+pub fn parse_socket_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let mut addrs = text.to_socket_addrs().map_err(|e| {
+        format!("expected HOST:PORT (a numeric address or a host name that resolves): {e}")
+    })?;
+    addrs
+        .next()
+        .ok_or_else(|| format!("'{text}' resolves to no address"))
+}
+
+/// `--key-cache-mb`: MiB for the hot-key cache, 0 (off) or more.
+pub fn parse_mib(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .map_err(|_| "expected a whole number of MiB, 0 (off) or more".into())
+}
+
+/// A count that 0 would make meaningless (`--chunk`, `--dedup-mb`): refused at parse time
+/// with the range, rather than quietly taken as 1.
+pub fn parse_at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("expected a whole number, at least 1".into()),
+    }
+}
+
+/// A time limit in seconds: finite and above 0 (`--duration 0` would stop at once).
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
+        _ => Err("expected a number of seconds above 0".into()),
     }
 }
 

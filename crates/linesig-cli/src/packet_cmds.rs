@@ -33,9 +33,9 @@ pub struct PipelineArgs {
     /// Most signatures per verify batch.
     #[arg(long, default_value_t = 1024)]
     batch: usize,
-    /// Megabytes for the hot-key cache (0: off): fee payers and other keys that keep
+    /// MiB for the hot-key cache (0: off): fee payers and other keys that keep
     /// signing earn fixed-base tables that make their verifications cheaper.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::parse_mib)]
     key_cache_mb: usize,
     /// Longest a batch is held back to fill while the verifier is idle, in microseconds.
     /// 0 hands it over at once; while the verifier is busy a batch grows anyway (up to
@@ -46,8 +46,9 @@ pub struct PipelineArgs {
     /// queue is the latency: at ~16k packets/s, 4096 packets ≈ 250 ms).
     #[arg(long, default_value_t = 4096)]
     queue: usize,
-    /// Dedup filter size in MiB (a Bloom filter over whole packets).
-    #[arg(long, default_value_t = 4)]
+    /// Dedup filter size in MiB (a Bloom filter over whole packets; at least 1: dedup
+    /// is always on, as every duplicate must be counted).
+    #[arg(long, default_value_t = 4, value_parser = crate::parse_at_least_one)]
     dedup_mb: usize,
     /// Clear the dedup filter at least this often, in seconds.
     #[arg(long, default_value_t = 60)]
@@ -58,11 +59,11 @@ pub struct PipelineArgs {
     /// Also verify Ed25519 precompile instructions' signatures (under strict).
     #[arg(long)]
     precompile: bool,
-    /// Forward passing packets to this UDP address.
-    #[arg(long)]
+    /// Forward passing packets to this UDP address (HOST:PORT; a host name is resolved).
+    #[arg(long, value_parser = crate::parse_socket_addr)]
     forward: Option<SocketAddr>,
-    /// Write passing packets to this file (length-prefixed format).
-    #[arg(long)]
+    /// Write passing packets to this file (length-prefixed format; also spelt --output).
+    #[arg(long, visible_alias = "output")]
     out: Option<PathBuf>,
     /// Write one JSON line per packet with its verdict.
     #[arg(long)]
@@ -109,7 +110,7 @@ impl PipelineArgs {
             batch_signatures: self.batch,
             max_wait: Duration::from_micros(self.max_wait_us),
             queue_packets: self.queue,
-            dedup_bytes: self.dedup_mb.max(1) << 20,
+            dedup_bytes: self.dedup_mb << 20,
             dedup_fp_rate: 1e-6,
             dedup_reset: Duration::from_secs(self.dedup_reset_s.max(1)),
             report_every: (!self.quiet).then_some(Duration::from_secs(1)),
@@ -118,18 +119,20 @@ impl PipelineArgs {
         })
     }
 
+    /// Every output (`--forward`, `--out`, `--verdicts`), opened before anything is
+    /// announced, so that an unwritable path fails before `serve` says it listens.
     fn sink(&self) -> Result<CliSink, CliError> {
         CliSink::open(self.forward, self.out.as_ref(), self.verdicts.as_ref())
     }
 
-    /// Run the pipeline with this sink, printing each report; the summary.
+    /// Run the pipeline into `sink`, printing each report; the summary.
     fn run<S: linesig_pipeline::Source>(
         &self,
         config: &linesig_pipeline::Config,
         source: S,
+        mut sink: CliSink,
         stop: &AtomicBool,
     ) -> Result<Report, CliError> {
-        let mut sink = self.sink()?;
         let summary = linesig_pipeline::run(config, source, &mut sink, stop, |r| {
             print_report(r, self.json)
         })
@@ -147,7 +150,16 @@ impl PipelineArgs {
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// Packet file: linesig's length-prefixed format (from `linesig gen`) or a pcap capture.
-    input: PathBuf,
+    #[arg(required_unless_present = "input_flag", value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// The packet file, named as `verify --input` names its file.
+    #[arg(
+        long = "input",
+        id = "input_flag",
+        conflicts_with = "input",
+        value_name = "FILE"
+    )]
+    input_flag: Option<PathBuf>,
     /// Afterwards, verify the same signatures with the engine directly (one call, no
     /// pipeline) and report the pipeline's rate as a ratio of it: the overhead of
     /// parsing, dedup, batching and hand-offs, measured in one run.
@@ -158,12 +170,18 @@ pub struct ReplayArgs {
 }
 
 pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
+    let input = args
+        .input
+        .as_ref()
+        .or(args.input_flag.as_ref())
+        .ok_or_else(|| CliError::usage("a packet file is needed: replay FILE"))?;
     let config = args.pipeline.config(None)?;
-    let file = capture::read(&args.input).map_err(|e| CliError::io(e.to_string()))?;
+    let file = capture::read(input).map_err(|e| CliError::io(e.to_string()))?;
+    let sink = args.pipeline.sink()?;
     if !args.pipeline.json {
         println!(
-            "replay {}: {} packets{} · {} workers · batch {} · max wait {} µs · policy {}",
-            args.input.display(),
+            "replay {}: {} packets{} · {} workers · batch {} · max wait {} µs · policy {} · backend {}",
+            input.display(),
             file.packets.len(),
             if file.skipped_records > 0 {
                 format!(" ({} non-UDP records skipped)", file.skipped_records)
@@ -174,6 +192,7 @@ pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
             config.batch_signatures,
             config.max_wait.as_micros(),
             args.pipeline.policy,
+            config.engine.backend(),
         );
     }
     let stop = AtomicBool::new(false);
@@ -184,7 +203,7 @@ pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
     };
     let summary = args
         .pipeline
-        .run(&config, Replay::new(file.packets), &stop)?;
+        .run(&config, Replay::new(file.packets), sink, &stop)?;
     if let Some((packets, engine)) = yardstick {
         let parse = args.pipeline.parse_options();
         // The same triples the pipeline verified: well-formed, first-seen packets.
@@ -224,12 +243,12 @@ pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// UDP address to receive transactions on (port 0: any free port; the chosen address
-    /// is printed first).
-    #[arg(long, default_value = "127.0.0.1:8001")]
+    /// UDP address to receive transactions on, HOST:PORT (a host name is resolved; port
+    /// 0: any free port; the chosen address is printed first).
+    #[arg(long, default_value = "127.0.0.1:8001", value_parser = crate::parse_socket_addr)]
     listen: SocketAddr,
-    /// Stop after this many seconds (default: run until interrupted).
-    #[arg(long)]
+    /// Stop after this many seconds, more than 0 (default: run until interrupted).
+    #[arg(long, value_parser = crate::parse_seconds)]
     duration: Option<f64>,
     /// Stop after receiving this many packets.
     #[arg(long)]
@@ -260,6 +279,7 @@ fn on_interrupt() {}
 
 pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
     let config = args.pipeline.config(args.max_packets)?;
+    let sink = args.pipeline.sink()?;
     let socket = UdpSocket::bind(args.listen)
         .map_err(|e| CliError::io(format!("cannot listen on {}: {e}", args.listen)))?;
     set_receive_buffer(&socket, args.recv_buffer_mb << 20);
@@ -273,11 +293,12 @@ pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
         );
     } else {
         println!(
-            "listening on {local} · {} workers · batch {} · max wait {} µs · policy {}",
+            "listening on {local} · {} workers · batch {} · max wait {} µs · policy {} · backend {}",
             config.engine.workers(),
             config.batch_signatures,
             config.max_wait.as_micros(),
             args.pipeline.policy,
+            config.engine.backend(),
         );
     }
     let _ = std::io::stdout().flush();
@@ -298,7 +319,7 @@ pub fn serve(args: ServeArgs) -> Result<bool, CliError> {
         });
         let result = UdpSource::new(socket)
             .map_err(|e| CliError::io(format!("socket {local}: {e}")))
-            .and_then(|source| args.pipeline.run(&config, source, stop));
+            .and_then(|source| args.pipeline.run(&config, source, sink, stop));
         stop.store(true, Relaxed);
         let _ = watcher.join();
         result.map(|_| true)
@@ -332,11 +353,15 @@ enum FileFormat {
     Pcap,
 }
 
+/// Transactions `gen` makes unless `--count` says otherwise.
+const DEFAULT_GEN_COUNT: usize = 100_000;
+
 #[derive(Args, Debug)]
 pub struct GenArgs {
-    /// Transactions to generate.
-    #[arg(long, default_value_t = 100_000)]
-    count: usize,
+    /// Transactions to generate (default 100,000); with --from, the most packets to take
+    /// from the file, from its start (default: all).
+    #[arg(long)]
+    count: Option<usize>,
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Signing keys: distinct, per-key:K, hot:N or zipf:S:N.
@@ -365,13 +390,13 @@ pub struct GenArgs {
     /// signature; `replay`/`serve --precompile` verify it.
     #[arg(long, default_value_t = 0.0)]
     precompile: f64,
-    /// Write the packets to this file.
-    #[arg(long, conflicts_with = "udp")]
+    /// Write the packets to this file (also spelt --output).
+    #[arg(long, visible_alias = "output", conflicts_with = "udp")]
     out: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = FileFormat::Lspkt)]
     format: FileFormat,
-    /// Send the packets to this UDP address instead.
-    #[arg(long)]
+    /// Send the packets to this UDP address instead (HOST:PORT; a host name is resolved).
+    #[arg(long, value_parser = crate::parse_socket_addr)]
     udp: Option<SocketAddr>,
     /// Packets per second when sending (0: as fast as possible).
     #[arg(long, default_value_t = 10_000)]
@@ -430,7 +455,7 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
         ));
     }
     let spec = GenSpec {
-        count: args.count,
+        count: args.count.unwrap_or(DEFAULT_GEN_COUNT),
         seed: args.seed,
         keys: args.keys.clone(),
         signatures: range(
@@ -470,6 +495,7 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
                 .map_err(|e| CliError::io(e.to_string()))?
                 .packets
                 .into_iter()
+                .take(args.count.unwrap_or(usize::MAX))
                 .map(|packet| txgen::Generated {
                     signatures: linesig::wire::parse(&packet, ParseOptions::default())
                         .map_or(0, |tx| tx.signature_count()),

@@ -27,8 +27,9 @@ pub struct VerifyArgs {
     #[arg(long)]
     input: Option<PathBuf>,
     /// Where to write verdicts (default: stdout); for Parquet input, the .parquet file
-    /// that gets every input column plus valid and reason.
-    #[arg(long)]
+    /// that gets every input column plus valid and reason. Also spelt --out, as in the
+    /// other commands.
+    #[arg(long, visible_alias = "out")]
     output: Option<PathBuf>,
     /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18 or
     /// leansig-l32 (each line then carries an "epoch").
@@ -43,17 +44,17 @@ pub struct VerifyArgs {
     /// Items per work unit.
     #[arg(long, default_value_t = 512)]
     batch: usize,
-    /// Megabytes for the hot-key cache (0: off): keys that keep signing earn tables
+    /// MiB for the hot-key cache (0: off): keys that keep signing earn tables
     /// (Ed25519 fixed-base tables, ML-DSA expanded keys) that make their verifications
     /// cheaper. Verdicts never change.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::parse_mib)]
     key_cache_mb: usize,
     /// Backend: auto, ifma, avx2 or reference (for ML-DSA: libcrux; avx2 and ifma run
     /// linesig's own verifier on AVX2 / AVX-512 lanes).
     #[arg(long, default_value = "auto")]
     backend: String,
-    /// Lines (or Parquet rows) read and verified per chunk (bounds memory).
-    #[arg(long, default_value_t = 65_536)]
+    /// Lines (or Parquet rows) read and verified per chunk (bounds memory; at least 1).
+    #[arg(long, default_value_t = 65_536, value_parser = crate::parse_at_least_one)]
     chunk: usize,
     /// No summary on stderr.
     #[arg(long, short)]
@@ -166,8 +167,7 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
             ));
         };
         let started = std::time::Instant::now();
-        let tally =
-            verify_parquet::verify_file(&engine, input, output, args.chunk.max(1), !args.quiet)?;
+        let tally = verify_parquet::verify_file(&engine, input, output, args.chunk, !args.quiet)?;
         if !args.quiet {
             eprintln!(
                 "linesig verify: {} rows, {} valid, {} invalid, {:.3} s ({}) -> {}",
@@ -199,20 +199,21 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
     let mut writer = BufWriter::new(writer);
     let started = std::time::Instant::now();
     let progress = Progress::new("verified", None, !args.quiet);
-    let tally = stream(&engine, reader, &mut writer, args.chunk.max(1), &progress)?;
+    let tally = stream(&engine, reader, &mut writer, args.chunk, &progress)?;
     progress.finish();
     writer
         .flush()
         .map_err(|e| CliError::io(format!("writing verdicts: {e}")))?;
     if !args.quiet {
         eprintln!(
-            "linesig verify: {} lines, {} valid, {} invalid, {} malformed, {:.3} s ({})",
+            "linesig verify: {} lines, {} valid, {} invalid, {} malformed, {:.3} s ({}, backend {})",
             tally.lines,
             tally.valid,
             tally.invalid,
             tally.malformed,
             started.elapsed().as_secs_f64(),
-            scheme.label()
+            scheme.label(),
+            engine.backend()
         );
     }
     Ok(true)

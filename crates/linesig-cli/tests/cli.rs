@@ -1030,8 +1030,36 @@ fn aggregate_and_verify_aggregate_on_the_devnet4_vectors() {
             &proof,
         ],
         1,
-        "proof refused",
+        "not those it was made for",
     );
+    // Plonky3's terms only when asked for.
+    let refused = linesig(
+        &[
+            "verify-aggregate",
+            "--input",
+            &wrong_file,
+            "--proof",
+            &proof,
+        ],
+        None,
+    );
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !said.contains("Invalid") && !said.contains("Witness"),
+        "{said}"
+    );
+    let verbose = linesig(
+        &[
+            "verify-aggregate",
+            "--verbose",
+            "--input",
+            &wrong_file,
+            "--proof",
+            &proof,
+        ],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&verbose.stderr).contains("STARK verifier's account"));
     linesig_fails(
         &[
             "verify-aggregate",
@@ -1058,7 +1086,7 @@ fn aggregate_and_verify_aggregate_on_the_devnet4_vectors() {
     linesig_fails(
         &["aggregate", "--input", &mixed_file, "--out", &none],
         1,
-        "signature 2 does not verify",
+        "the signature on line 3 of",
     );
     assert!(!std::path::Path::new(&none).exists());
     linesig_fails(
@@ -1120,4 +1148,290 @@ fn bench_aggregate_prints_the_founding_rows() {
         2,
         "sizes must be in",
     );
+}
+
+/// A bad `LINESIG_BACKEND` names the variable that chose it, so a user knows what to
+/// unset.
+#[test]
+fn a_bad_backend_from_the_environment_names_the_variable() {
+    let out = Command::new(env!("CARGO_BIN_EXE_linesig"))
+        .args(["verify", "--quiet"])
+        .env("LINESIG_BACKEND", "foo")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("'foo'") && err.contains("LINESIG_BACKEND"),
+        "{err}"
+    );
+}
+
+/// Every command that writes a file takes `--out` and `--output` alike; `replay` and
+/// `verify` say which backend ran.
+#[test]
+fn out_and_output_name_the_same_file() {
+    let dir = std::env::temp_dir().join(format!("linesig-out-alias-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let packets = dir.join("p.lspkt");
+    let path = packets.to_str().unwrap();
+    linesig_ok(&["gen", "--count", "20", "--output", path], None);
+    assert!(std::fs::metadata(&packets).unwrap().len() > 8);
+    let passed = dir.join("passed.lspkt");
+    let replay = linesig_ok(
+        &[
+            "replay",
+            path,
+            "--quiet",
+            "--output",
+            passed.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(std::fs::metadata(&passed).unwrap().len() > 8);
+    let header = String::from_utf8_lossy(&replay.stdout);
+    assert!(header.contains("· backend "), "{header}");
+    let verdicts = dir.join("v.jsonl");
+    let line = b"{\"public_key\":\"00\",\"message\":\"\",\"signature\":\"00\"}\n";
+    let verify = linesig_ok(&["verify", "--out", verdicts.to_str().unwrap()], Some(line));
+    let summary = String::from_utf8_lossy(&verify.stderr);
+    assert!(summary.contains(", backend "), "{summary}");
+    assert!(std::fs::read_to_string(&verdicts)
+        .unwrap()
+        .contains("\"valid\":false"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Zero where zero means nothing is refused with the range, not quietly taken as 1.
+#[test]
+fn zero_sizes_and_durations_are_refused() {
+    linesig_fails(&["verify", "--chunk", "0"], 2, "at least 1");
+    linesig_fails(&["replay", "x.lspkt", "--dedup-mb", "0"], 2, "at least 1");
+    linesig_fails(&["serve", "--duration", "0"], 2, "above 0");
+    linesig_fails(&["serve", "--duration", "nan"], 2, "above 0");
+}
+
+/// `serve` opens every output before it says it listens: an unwritable path fails
+/// first, and nothing is announced.
+#[test]
+fn serve_fails_on_an_unwritable_output_before_listening() {
+    let out = linesig(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration",
+            "5",
+            "--verdicts",
+            "/nonexistent-dir/v.jsonl",
+        ],
+        None,
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("/nonexistent-dir/v.jsonl"), "{stderr}");
+    assert!(!stdout.contains("listening"), "{stdout}");
+}
+
+/// Negative numbers are read as values and refused with the range; `replay` takes its
+/// file as `--input` too.
+#[test]
+fn negative_values_are_refused_with_their_range() {
+    linesig_fails(&["verify", "--key-cache-mb", "-1"], 2, "0 (off) or more");
+    linesig_fails(&["bench", "--invalid", "-0.1"], 2, "between 0 and 1");
+    linesig_fails(&["gen", "--invalid", "-0.1", "--count", "1"], 2, "[0, 1]");
+    linesig_fails(
+        &["replay", "--input", "/nonexistent.lspkt"],
+        3,
+        "nonexistent",
+    );
+    linesig_fails(&["replay"], 2, "FILE");
+}
+
+/// `gen --from` honours `--count`: the first COUNT packets of the file, when converting to
+/// pcap too.
+#[test]
+fn gen_from_a_file_takes_count_packets() {
+    let dir = std::env::temp_dir().join(format!("linesig-gen-from-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let all = dir.join("all.lspkt");
+    let (all_path, some) = (all.to_str().unwrap(), dir.join("some.pcap"));
+    linesig_ok(&["gen", "--count", "30", "--out", all_path], None);
+    let out = linesig_ok(
+        &[
+            "gen",
+            "--from",
+            all_path,
+            "--count",
+            "7",
+            "--format",
+            "pcap",
+            "--out",
+            some.to_str().unwrap(),
+        ],
+        None,
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("7 packets"), "{said}");
+    let replay = linesig_ok(&["replay", some.to_str().unwrap(), "--quiet"], None);
+    let report = String::from_utf8_lossy(&replay.stdout);
+    assert!(report.contains(": 7 packets"), "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--lanes` above what the backend has reports the lanes that ran, not the request.
+#[test]
+fn bench_reports_the_lanes_that_ran() {
+    let out = linesig_ok(
+        &[
+            "bench",
+            "--count",
+            "64",
+            "--repeat",
+            "1",
+            "--json",
+            "--yardstick",
+            "none",
+            "--op-iterations",
+            "0",
+            "--backend",
+            "reference",
+            "--lanes",
+            "4",
+        ],
+        None,
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["lanes"], 1, "{r}");
+}
+
+/// The cache's flag counts MiB and its report says MiB.
+#[test]
+fn the_key_cache_is_reported_in_the_unit_of_its_flag() {
+    let out = linesig_ok(
+        &[
+            "bench",
+            "--count",
+            "64",
+            "--repeat",
+            "1",
+            "--yardstick",
+            "none",
+            "--op-iterations",
+            "0",
+            "--key-cache-mb",
+            "3",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("of 3.0 MiB"), "{text}");
+}
+
+/// `replay --verdicts` writes one line per packet, every `seq` once, with only the
+/// fields docs/pipeline.md lists.
+#[test]
+fn replay_verdict_lines_are_the_documented_ones() {
+    let dir = std::env::temp_dir().join(format!("linesig-verdicts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (packets, verdicts) = (dir.join("p.lspkt"), dir.join("v.jsonl"));
+    linesig_ok(
+        &[
+            "gen",
+            "--count",
+            "200",
+            "--invalid",
+            "0.1",
+            "--duplicate",
+            "0.1",
+            "--malformed",
+            "0.1",
+            "--out",
+            packets.to_str().unwrap(),
+        ],
+        None,
+    );
+    linesig_ok(
+        &[
+            "replay",
+            packets.to_str().unwrap(),
+            "--quiet",
+            "--verdicts",
+            verdicts.to_str().unwrap(),
+        ],
+        None,
+    );
+    let documented = ["seq", "verdict", "rule", "signature", "reasons"];
+    let mut seqs = Vec::new();
+    for line in std::fs::read_to_string(&verdicts).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            assert!(documented.contains(&key.as_str()), "{key} in {line}");
+        }
+        seqs.push(v["seq"].as_u64().unwrap());
+    }
+    seqs.sort_unstable();
+    assert_eq!(seqs, (0..200).collect::<Vec<u64>>());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Host names are resolved wherever an address is taken; a bad one says what is needed.
+#[test]
+fn addresses_take_host_names() {
+    let out = linesig_ok(
+        &[
+            "serve",
+            "--listen",
+            "localhost:0",
+            "--duration",
+            "0.2",
+            "--quiet",
+        ],
+        None,
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("listening on 127.0.0.1:") || said.contains("listening on [::1]:"),
+        "{said}"
+    );
+    linesig_fails(&["serve", "--listen", "no-port-here"], 2, "HOST:PORT");
+    linesig_fails(
+        &["gen", "--count", "1", "--udp", "localhost"],
+        2,
+        "HOST:PORT",
+    );
+}
+
+/// A phe yardstick that was asked for and cannot run is said on stderr, with how to
+/// point at an interpreter that has it.
+#[test]
+fn bench_paillier_says_loudly_when_phe_cannot_run() {
+    let out = Command::new(env!("CARGO_BIN_EXE_linesig"))
+        .args([
+            "bench",
+            "--scheme",
+            "paillier512",
+            "--count",
+            "4",
+            "--repeat",
+            "1",
+            "--op-iterations",
+            "0",
+            "--workers",
+            "1",
+            "--json",
+        ])
+        .env("LINESIG_PYTHON", "/nonexistent/python3")
+        .env_remove("LINESIG_BACKEND")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("the phe yardstick did not run"), "{err}");
+    assert!(err.contains("/nonexistent/python3"), "{err}");
 }

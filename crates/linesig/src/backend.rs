@@ -46,7 +46,13 @@ impl Backend {
     /// The backend forced by `LINESIG_BACKEND`, if set to anything but `auto` or empty.
     pub fn from_env() -> Result<Option<Backend>, UnknownBackend> {
         match std::env::var(BACKEND_ENV) {
-            Ok(v) if !v.is_empty() && !v.eq_ignore_ascii_case("auto") => v.parse().map(Some),
+            Ok(v) if !v.is_empty() && !v.eq_ignore_ascii_case("auto") => v
+                .parse()
+                .map(Some)
+                .map_err(|e: UnknownBackend| UnknownBackend {
+                    why: "named by the environment variable LINESIG_BACKEND; unset it or name one",
+                    ..e
+                }),
             _ => Ok(None),
         }
     }

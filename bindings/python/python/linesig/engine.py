@@ -24,7 +24,8 @@ class Engine:
 
     ``scheme``: ``ed25519`` (default), ``mldsa44``, ``mldsa65``, ``mldsa87``, or
     ``leansig-devnet4``, ``leansig-l18``, ``leansig-l32`` (each item's context is its
-    epoch: ``epoch.to_bytes(4, "little")``).
+    epoch: an int, or ``epoch.to_bytes(4, "little")``; a numpy integer array works too,
+    as ``linesig.leansig.aggregate`` and the CLI take epochs).
     ``policy`` (Ed25519 only): ``strict`` (Solana today, the default), ``zip215``
     (Zcash, Cosmos) or ``zip215-strict`` (Solana SIMD-0376).
     ``workers``: threads (default: all cores). ``batch_size``: items per work unit.
@@ -91,6 +92,8 @@ class Engine:
     ) -> "np.ndarray":
         """One reason code per item (uint8; 0 = valid), in input order."""
         columns = [_column(c) for c in (public_keys, messages, signatures)]
+        if contexts is not None and self.scheme.startswith("leansig"):
+            contexts = _epoch_contexts(contexts)
         ctx = None if contexts is None else _column(contexts)
         codes = self._engine.verify_codes(*columns, ctx)
         return np.frombuffer(codes, dtype=np.uint8)
@@ -102,6 +105,28 @@ class Engine:
         (read once, verified ``repeat`` times), to set against ``verify``'s own time."""
         columns = [_column(c) for c in (public_keys, messages, signatures)]
         return self._engine.time_engine(*columns, repeat)
+
+
+def _epoch_contexts(values: Any) -> Any:
+    """leanSig contexts: integer epochs (ints, or a numpy integer array) as the 4 bytes
+    little-endian the engine reads; bytes pass through. An epoch outside [0, 2^32) is a
+    ValueError (it has no 4-byte form), never wrapped."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        if values.size and (values.min() < 0 or values.max() > 0xFFFFFFFF):
+            raise ValueError("epochs must lie in [0, 2**32)")
+        return values.astype("<u4").view(np.uint8).reshape(-1, 4)
+    module = type(values).__module__ or ""
+    if module.startswith("pyarrow") or isinstance(values, np.ndarray):
+        return values
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            if not 0 <= int(v) <= 0xFFFFFFFF:
+                raise ValueError("item %d: epoch %d outside [0, 2**32)" % (i, int(v)))
+            out.append(int(v).to_bytes(4, "little"))
+        else:
+            out.append(v)
+    return out
 
 
 def _column(values: Any) -> Any:

@@ -68,7 +68,12 @@ pub enum VerifyAggregateError {
     Format(#[from] stark::ProofFormatError),
     #[error("the proof covers {proof} signatures, {listed} are listed")]
     CountMismatch { proof: usize, listed: usize },
-    #[error("the proof does not verify against the listed signers: {0}")]
+    /// The proof fails a check for this list. The string is the STARK verifier's own
+    /// account of the check (for logs and `--verbose`), not part of the message.
+    #[error(
+        "the proof does not verify against the listed signers: their keys, messages, \
+         epochs or order are not those it was made for, or the proof was altered"
+    )]
     Rejected(String),
 }
 
