@@ -8,9 +8,16 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn linesig(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    linesig_with_env(args, stdin, &[])
+}
+
+/// As [`linesig`], with these environment variables set (`LINESIG_BACKEND` is unset
+/// unless given).
+fn linesig_with_env(args: &[&str], stdin: Option<&[u8]>, vars: &[(&str, &str)]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_linesig"))
         .args(args)
         .env_remove("LINESIG_BACKEND")
+        .envs(vars.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1154,12 +1161,7 @@ fn bench_aggregate_prints_the_founding_rows() {
 /// unset.
 #[test]
 fn a_bad_backend_from_the_environment_names_the_variable() {
-    let out = Command::new(env!("CARGO_BIN_EXE_linesig"))
-        .args(["verify", "--quiet"])
-        .env("LINESIG_BACKEND", "foo")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = linesig_with_env(&["verify", "--quiet"], None, &[("LINESIG_BACKEND", "foo")]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(
@@ -1410,8 +1412,8 @@ fn addresses_take_host_names() {
 /// point at an interpreter that has it.
 #[test]
 fn bench_paillier_says_loudly_when_phe_cannot_run() {
-    let out = Command::new(env!("CARGO_BIN_EXE_linesig"))
-        .args([
+    let out = linesig_with_env(
+        &[
             "bench",
             "--scheme",
             "paillier512",
@@ -1424,12 +1426,10 @@ fn bench_paillier_says_loudly_when_phe_cannot_run() {
             "--workers",
             "1",
             "--json",
-        ])
-        .env("LINESIG_PYTHON", "/nonexistent/python3")
-        .env_remove("LINESIG_BACKEND")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+        ],
+        None,
+        &[("LINESIG_PYTHON", "/nonexistent/python3")],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("the phe yardstick did not run"), "{err}");
