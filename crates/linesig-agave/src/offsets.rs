@@ -14,11 +14,9 @@
 //! can be read (the signed message runs to the buffer's end) and a bound under `size`
 //! can still find no byte. Both cases reject or accept exactly as solana-perf does.
 
-use linesig::wire::compact_u16;
+use linesig::wire::{compact_u16, KEY_LEN, SIGNATURE_LEN};
 
-/// Bytes of a signature, a public key and a blockhash.
-const SIGNATURE_LEN: usize = 64;
-const KEY_LEN: usize = 32;
+/// Bytes of a blockhash.
 const BLOCKHASH_LEN: usize = 32;
 /// `[num_required_signatures, num_readonly_signed, num_readonly_unsigned]`.
 const MESSAGE_HEADER_LEN: usize = 3;
