@@ -1,15 +1,28 @@
-//! The C ABI: create an engine from a plain config struct, verify a batch given as
-//! arrays of (pointer, length) fields into a caller-provided verdict array (one byte per
-//! item: 0 valid, else the reason code), free the engine.
+//! The C ABI: everything a client in C, C++, Go, Nim or Zig needs of linesig.
+//! - [`engine`]: create an engine from a plain config struct, verify a batch given as
+//!   arrays of (pointer, length) fields into a caller-provided verdict array (one byte
+//!   per item: 0 valid, else the reason code), free the engine;
+//! - [`leansig`]: key generation over an activation interval, signing, preparation, the
+//!   secret key saved to bytes and loaded back, aggregation and its verification;
+//! - [`mldsa`]: key generation from a seed and signing (deterministic or hedged, with a
+//!   context).
 //!
 //! Rules every function keeps: no panic crosses the boundary (each body runs under
-//! `catch_unwind` and reports `LINESIG_STATUS_INTERNAL_ERROR`), null or inconsistent
-//! arguments are a status code, and nothing is allocated for the caller to free except
-//! the engine, through `linesig_engine_free`. Strings returned are static.
+//! `catch_unwind` and reports `LINESIG_STATUS_INTERNAL_ERROR`); null or inconsistent
+//! arguments are a status code; every status but `OK` leaves its reason, in linesig's
+//! words, for `linesig_last_error_message` on the calling thread. The caller frees
+//! exactly what a function hands it: an engine (`linesig_engine_free`), a leanSig key
+//! (`linesig_leansig_key_free`) and a `LinesigBuffer` (`linesig_buffer_free`). Strings
+//! returned are static, except the last error message (see its function).
+
+pub mod engine;
+pub mod leansig;
+pub mod mldsa;
 
 use linesig::leansig::Instance;
 use linesig::mldsa::ParameterSet;
-use linesig::{Backend, Engine, Item, ItemSource, Policy, Reject, Scheme, Verdict};
+use linesig::{Backend, Reject};
+use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::LazyLock;
@@ -21,8 +34,9 @@ pub enum LinesigStatus {
     Ok = 0,
     /// A required pointer was null, or a field had a null pointer and a non-zero length.
     NullPointer = 1,
-    /// An unknown scheme, policy or backend number, or a policy given for a scheme
-    /// without policies.
+    /// An engine configuration linesig refuses: an unknown scheme, policy or backend
+    /// number, a policy for a scheme without policies, a key cache too small for one
+    /// table, too many workers (`linesig_last_error_message` says which).
     InvalidConfig = 2,
     /// The requested backend cannot run on this CPU.
     UnsupportedBackend = 3,
@@ -33,9 +47,84 @@ pub enum LinesigStatus {
     /// The configuration asks for a feature this build does not have. (Reserved: no
     /// setting returns it today; the hot-key cache, which once did, is built.)
     NotBuilt = 6,
+    /// A scheme number this function does not take (unknown, or another scheme's: an
+    /// ML-DSA scheme given to a leanSig function).
+    UnknownScheme = 7,
+    /// A buffer of the wrong length (a seed that is not 32 bytes, a leanSig message that
+    /// is not 32, an output that is not the scheme's size, a context over 255 bytes), or
+    /// a count out of range (aggregation: 1 to 4,096 signatures).
+    BadLength = 8,
+    /// Bytes that are not a leanSig secret key of this scheme: foreign, truncated,
+    /// altered, another version or another instance's.
+    BadKey = 9,
+    /// An epoch the key cannot sign: outside its activation interval or its prepared
+    /// interval (`linesig_leansig_advance_preparation` moves it), or a key interval past
+    /// the lifetime.
+    EpochOutOfRange = 10,
+    /// An epoch at or before one this key has signed: a leanSig key signs each epoch at
+    /// most once, in increasing order.
+    EpochUsed = 11,
+    /// An item of the list is not what the call needs: a signature that does not verify
+    /// (aggregation refuses to prove it) or a signer whose key, message or epoch does
+    /// not decode. Its index is in `*failed_index`.
+    InvalidItem = 12,
+    /// The aggregate proof does not hold for the listed signers: other keys, messages,
+    /// epochs or order than it was made for, or an altered proof.
+    ProofRejected = 13,
+    /// Bytes that are not an aggregate proof in linesig's format.
+    MalformedProof = 14,
+    /// Signing gave up (ML-DSA's rejection sampling, leanSig's search for an encoding):
+    /// retry with other randomness or, for leanSig, another message.
+    SigningFailed = 15,
+    /// This build has no aggregation (linesig-ffi without its `aggregate` feature).
+    AggregationNotBuilt = 16,
 }
 
-/// Which scheme an engine verifies.
+impl LinesigStatus {
+    fn message(self) -> &'static std::ffi::CStr {
+        match self {
+            LinesigStatus::Ok => c"ok",
+            LinesigStatus::NullPointer => c"null pointer argument",
+            LinesigStatus::InvalidConfig => c"invalid configuration",
+            LinesigStatus::UnsupportedBackend => c"backend not supported on this CPU",
+            LinesigStatus::ThreadPool => c"could not start worker threads",
+            LinesigStatus::InternalError => c"internal error",
+            LinesigStatus::NotBuilt => c"not built in this version",
+            LinesigStatus::UnknownScheme => c"unknown scheme for this function",
+            LinesigStatus::BadLength => c"wrong length",
+            LinesigStatus::BadKey => c"not a secret key of this scheme",
+            LinesigStatus::EpochOutOfRange => c"epoch out of range",
+            LinesigStatus::EpochUsed => c"epoch already signed",
+            LinesigStatus::InvalidItem => c"an item does not verify or decode",
+            LinesigStatus::ProofRejected => c"aggregate proof rejected",
+            LinesigStatus::MalformedProof => c"malformed aggregate proof",
+            LinesigStatus::SigningFailed => c"signing failed; retry",
+            LinesigStatus::AggregationNotBuilt => c"aggregation not built",
+        }
+    }
+
+    const ALL: [LinesigStatus; 17] = [
+        LinesigStatus::Ok,
+        LinesigStatus::NullPointer,
+        LinesigStatus::InvalidConfig,
+        LinesigStatus::UnsupportedBackend,
+        LinesigStatus::ThreadPool,
+        LinesigStatus::InternalError,
+        LinesigStatus::NotBuilt,
+        LinesigStatus::UnknownScheme,
+        LinesigStatus::BadLength,
+        LinesigStatus::BadKey,
+        LinesigStatus::EpochOutOfRange,
+        LinesigStatus::EpochUsed,
+        LinesigStatus::InvalidItem,
+        LinesigStatus::ProofRejected,
+        LinesigStatus::MalformedProof,
+        LinesigStatus::SigningFailed,
+        LinesigStatus::AggregationNotBuilt,
+    ];
+}
+
+/// Which scheme an engine verifies, or a key-generation or signing call takes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinesigScheme {
@@ -52,28 +141,6 @@ pub enum LinesigScheme {
     LeansigL32 = 7,
 }
 
-/// Engine settings. Zero-initialise, then set what you need: zero means the default.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct LinesigConfig {
-    /// A `LinesigScheme` value (0 = Ed25519).
-    pub scheme: u32,
-    /// Ed25519 policy: 0 = strict (Solana today), 1 = zip215, 2 = zip215-strict (SIMD-0376).
-    pub policy: u32,
-    /// Worker threads, at most 1024 (`MAX_WORKERS`; more is `InvalidConfig`); 0 = all
-    /// cores.
-    pub workers: u32,
-    /// Items per work unit; 0 = 512.
-    pub batch_size: u32,
-    /// Backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma (for ML-DSA: libcrux,
-    /// linesig's verifier on AVX2, on AVX-512).
-    pub backend: u32,
-    /// Bytes for the hot-key cache (Ed25519 keys' fixed-base tables, ML-DSA expanded
-    /// keys); 0 = off. A value too small for one table (Ed25519: about 105 KB, 210 KB on
-    /// avx2; ML-DSA-44/65/87: about 21/38/68 KB) is `InvalidConfig`.
-    pub key_cache_bytes: u64,
-}
-
 /// One byte string: `len` bytes at `ptr` (`ptr` may be null when `len` is 0).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -82,213 +149,223 @@ pub struct LinesigBytes {
     pub len: usize,
 }
 
-/// An engine: worker pool and configuration. Opaque to C.
-pub struct LinesigEngine {
-    engine: Engine,
+/// Bytes linesig allocated for the caller (a secret key, a proof): free them with
+/// `linesig_buffer_free`. Zeroed (null, 0) when a call fails.
+#[repr(C)]
+#[derive(Debug)]
+pub struct LinesigBuffer {
+    pub ptr: *mut u8,
+    pub len: usize,
 }
 
-/// Run `body`, turning a panic into `InternalError`.
-fn guarded(body: impl FnOnce() -> LinesigStatus) -> c_int {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or(LinesigStatus::InternalError) as c_int
-}
-
-fn scheme_of(config: &LinesigConfig) -> Result<Scheme, LinesigStatus> {
-    let policy = match config.policy {
-        0 => Policy::Strict,
-        1 => Policy::Zip215,
-        2 => Policy::Zip215Strict,
-        _ => return Err(LinesigStatus::InvalidConfig),
+impl LinesigBuffer {
+    const EMPTY: LinesigBuffer = LinesigBuffer {
+        ptr: std::ptr::null_mut(),
+        len: 0,
     };
-    // A policy is Ed25519's alone: any other scheme with one set is a configuration error.
-    let without_policy = |scheme| {
-        if config.policy == 0 {
-            Ok(scheme)
-        } else {
-            Err(LinesigStatus::InvalidConfig)
+
+    fn from_vec(bytes: Vec<u8>) -> LinesigBuffer {
+        let bytes = Box::leak(bytes.into_boxed_slice());
+        LinesigBuffer {
+            ptr: bytes.as_mut_ptr(),
+            len: bytes.len(),
         }
-    };
-    match config.scheme {
-        0 | 1 => Ok(Scheme::Ed25519(policy)),
-        2 => without_policy(Scheme::MlDsa(ParameterSet::MlDsa44)),
-        3 => without_policy(Scheme::MlDsa(ParameterSet::MlDsa65)),
-        4 => without_policy(Scheme::MlDsa(ParameterSet::MlDsa87)),
-        5 => without_policy(Scheme::LeanSig(Instance::Devnet4)),
-        6 => without_policy(Scheme::LeanSig(Instance::L18)),
-        7 => without_policy(Scheme::LeanSig(Instance::L32)),
-        _ => Err(LinesigStatus::InvalidConfig),
     }
 }
 
-/// Create an engine. On success `*out` owns it (free with `linesig_engine_free`); on
-/// failure `*out` is set to null and the status says why.
+/// Free a buffer linesig handed out and zero it (null, or an already zeroed buffer, is
+/// ignored).
 ///
 /// # Safety
-/// `config` must point to a `LinesigConfig`; `out` to writable storage for a pointer.
+/// `buffer` null or pointing to a `LinesigBuffer` a linesig call filled, not freed since.
 #[no_mangle]
-pub unsafe extern "C" fn linesig_engine_new(
-    config: *const LinesigConfig,
-    out: *mut *mut LinesigEngine,
-) -> c_int {
-    guarded(|| {
-        if config.is_null() || out.is_null() {
-            return LinesigStatus::NullPointer;
-        }
-        // SAFETY: non-null, and the caller promises they point to valid storage.
-        let (config, out) = unsafe { (*config, &mut *out) };
-        *out = std::ptr::null_mut();
-        let scheme = match scheme_of(&config) {
-            Ok(s) => s,
-            Err(status) => return status,
-        };
-        let Ok(key_cache) = usize::try_from(config.key_cache_bytes) else {
-            return LinesigStatus::InvalidConfig;
-        };
-        let mut builder = Engine::builder().scheme(scheme).key_cache(key_cache);
-        if config.workers > 0 {
-            builder = builder.workers(config.workers as usize);
-        }
-        if config.batch_size > 0 {
-            builder = builder.batch_size(config.batch_size as usize);
-        }
-        builder = match config.backend {
-            0 => builder,
-            1 => builder.backend(Backend::Reference),
-            2 => builder.backend(Backend::Avx2),
-            3 => builder.backend(Backend::Ifma),
-            _ => return LinesigStatus::InvalidConfig,
-        };
-        match builder.build() {
-            Ok(engine) => {
-                *out = Box::into_raw(Box::new(LinesigEngine { engine }));
-                LinesigStatus::Ok
-            }
-            Err(linesig::Error::UnsupportedBackend { .. }) => LinesigStatus::UnsupportedBackend,
-            Err(linesig::Error::ThreadPool(_)) => LinesigStatus::ThreadPool,
-            Err(_) => LinesigStatus::InvalidConfig,
-        }
-    })
+pub unsafe extern "C" fn linesig_buffer_free(buffer: *mut LinesigBuffer) {
+    if buffer.is_null() {
+        return;
+    }
+    // SAFETY: non-null, and the caller promises it holds what `from_vec` made.
+    let buffer = unsafe { &mut *buffer };
+    if !buffer.ptr.is_null() {
+        // SAFETY: ptr and len are a leaked boxed slice's (`LinesigBuffer::from_vec`).
+        let slice = std::ptr::slice_from_raw_parts_mut(buffer.ptr, buffer.len);
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(slice) })));
+    }
+    *buffer = LinesigBuffer::EMPTY;
 }
 
-/// Free an engine (null is ignored).
-///
-/// # Safety
-/// `engine` must be null or a pointer from `linesig_engine_new`, not yet freed, and not
-/// in use by another thread.
-#[no_mangle]
-pub unsafe extern "C" fn linesig_engine_free(engine: *mut LinesigEngine) {
-    if !engine.is_null() {
-        // SAFETY: the caller hands back ownership of a pointer made by Box::into_raw.
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(engine) })));
+/// A failed call: its status and the reason, for `linesig_last_error_message`.
+pub(crate) struct Failure {
+    status: LinesigStatus,
+    message: String,
+}
+
+impl Failure {
+    pub(crate) fn new(status: LinesigStatus, message: impl Into<String>) -> Failure {
+        Failure {
+            status,
+            message: message.into(),
+        }
     }
 }
 
-/// The caller's arrays, read in place by the engine's workers.
-struct ForeignItems<'a> {
-    public_keys: &'a [LinesigBytes],
-    messages: &'a [LinesigBytes],
-    signatures: &'a [LinesigBytes],
-    contexts: Option<&'a [LinesigBytes]>,
+pub(crate) type Outcome = Result<(), Failure>;
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
-// SAFETY: the pointers are only read, during the call that borrows them, and the caller
-// promises the bytes stay valid and unmodified until it returns.
-unsafe impl Sync for ForeignItems<'_> {}
+fn set_last_error(message: &str) {
+    let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|last| *last.borrow_mut() = text);
+}
 
-fn bytes(b: &LinesigBytes) -> &[u8] {
-    if b.len == 0 {
+/// Run `body`: its status, its reason kept for `linesig_last_error_message`, and a panic
+/// turned into `InternalError`.
+pub(crate) fn guarded(body: impl FnOnce() -> Outcome) -> c_int {
+    let failure = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => {
+            set_last_error("");
+            return LinesigStatus::Ok as c_int;
+        }
+        Ok(Err(failure)) => failure,
+        Err(_) => Failure::new(
+            LinesigStatus::InternalError,
+            "internal error: a bug in linesig (a panic, caught); please report it",
+        ),
+    };
+    set_last_error(&failure.message);
+    failure.status as c_int
+}
+
+/// A null-pointer failure naming the argument.
+pub(crate) fn null(argument: &str) -> Failure {
+    Failure::new(
+        LinesigStatus::NullPointer,
+        format!("{argument} is a null pointer"),
+    )
+}
+
+/// `len` bytes at `ptr` (none when `len` is 0, whatever `ptr` is).
+///
+/// # Safety
+/// `ptr` non-null when `len > 0` (checked by callers) and `len` readable bytes there.
+pub(crate) unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 {
         &[]
     } else {
-        // SAFETY: checked non-null with len > 0 before the engine runs (`verify`), and
-        // the caller promises `len` readable bytes at `ptr`.
-        unsafe { std::slice::from_raw_parts(b.ptr, b.len) }
+        // SAFETY: the caller's promise.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
     }
 }
 
-impl ItemSource for ForeignItems<'_> {
-    fn len(&self) -> usize {
-        self.public_keys.len()
-    }
-    fn item(&self, i: usize) -> Item<'_> {
-        let item = Item::new(
-            bytes(&self.public_keys[i]),
-            bytes(&self.messages[i]),
-            bytes(&self.signatures[i]),
-        );
-        match self.contexts {
-            Some(c) => item.with_context(bytes(&c[i])),
-            None => item,
-        }
-    }
-}
-
-/// Verify `count` items: item i is (`public_keys[i]`, `messages[i]`, `signatures[i]`,
-/// and `contexts[i]` if `contexts` is not null). Writes `verdicts[i]`: 0 if valid, else
-/// a reason code (see `linesig_reason_name`). Verdicts are in input order.
+/// The input `len` bytes at `ptr`, refusing a null pointer with bytes to read.
 ///
 /// # Safety
-/// `engine` from `linesig_engine_new`; each non-null array holds `count` entries, each
-/// entry `len` readable bytes at `ptr`; `verdicts` has room for `count` bytes. Nothing
-/// may change these bytes during the call.
-#[no_mangle]
-pub unsafe extern "C" fn linesig_verify(
-    engine: *const LinesigEngine,
-    count: usize,
-    public_keys: *const LinesigBytes,
-    messages: *const LinesigBytes,
-    signatures: *const LinesigBytes,
-    contexts: *const LinesigBytes,
-    verdicts: *mut u8,
-) -> c_int {
-    guarded(|| {
-        if engine.is_null()
-            || (count > 0
-                && (public_keys.is_null()
-                    || messages.is_null()
-                    || signatures.is_null()
-                    || verdicts.is_null()))
-        {
-            return LinesigStatus::NullPointer;
-        }
-        if count == 0 {
-            return LinesigStatus::Ok;
-        }
-        // SAFETY: non-null, `count` entries each (the caller's promise).
-        let (engine, items, out) = unsafe {
-            (
-                &(*engine).engine,
-                ForeignItems {
-                    public_keys: std::slice::from_raw_parts(public_keys, count),
-                    messages: std::slice::from_raw_parts(messages, count),
-                    signatures: std::slice::from_raw_parts(signatures, count),
-                    contexts: (!contexts.is_null())
-                        .then(|| std::slice::from_raw_parts(contexts, count)),
-                },
-                std::slice::from_raw_parts_mut(verdicts, count),
-            )
-        };
-        let fields = [
-            Some(items.public_keys),
-            Some(items.messages),
-            Some(items.signatures),
-            items.contexts,
-        ];
-        if fields
-            .iter()
-            .flatten()
-            .flat_map(|f| f.iter())
-            .any(|b| b.ptr.is_null() && b.len > 0)
-        {
-            return LinesigStatus::NullPointer;
-        }
-        let mut result = vec![Verdict::Invalid(Reject::EquationFailed); count];
-        if engine.verify_into(&items, &mut result).is_err() {
-            return LinesigStatus::InternalError;
-        }
-        for (slot, verdict) in out.iter_mut().zip(&result) {
-            *slot = verdict.reject().map_or(0, Reject::code);
-        }
-        LinesigStatus::Ok
+/// As [`slice`].
+pub(crate) unsafe fn input<'a>(
+    name: &str,
+    ptr: *const u8,
+    len: usize,
+) -> Result<&'a [u8], Failure> {
+    if ptr.is_null() && len > 0 {
+        return Err(null(name));
+    }
+    // SAFETY: the caller's promise, the null case refused above.
+    Ok(unsafe { slice(ptr, len) })
+}
+
+/// The output `len` bytes at `ptr`, which must be exactly `expected` long.
+///
+/// # Safety
+/// `ptr` null or `len` writable bytes.
+pub(crate) unsafe fn output<'a>(
+    name: &str,
+    ptr: *mut u8,
+    len: usize,
+    expected: usize,
+) -> Result<&'a mut [u8], Failure> {
+    if ptr.is_null() {
+        return Err(null(name));
+    }
+    if len != expected {
+        return Err(Failure::new(
+            LinesigStatus::BadLength,
+            format!("{name} is {len} bytes; the scheme's is {expected}"),
+        ));
+    }
+    // SAFETY: non-null, `len` writable bytes (the caller's promise).
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// A 32-byte array argument (a seed, randomness, a leanSig message).
+///
+/// # Safety
+/// As [`input`].
+pub(crate) unsafe fn array32(name: &str, ptr: *const u8, len: usize) -> Result<[u8; 32], Failure> {
+    // SAFETY: the caller's promise.
+    let bytes = unsafe { input(name, ptr, len) }?;
+    bytes.try_into().map_err(|_| {
+        Failure::new(
+            LinesigStatus::BadLength,
+            format!("{name} is {len} bytes; it must be 32"),
+        )
     })
+}
+
+/// What a scheme number names, for the functions that take one.
+pub(crate) enum SchemeNumber {
+    Ed25519,
+    MlDsa(ParameterSet),
+    LeanSig(Instance),
+}
+
+pub(crate) fn scheme_number(scheme: u32) -> Result<SchemeNumber, Failure> {
+    Ok(match scheme {
+        1 => SchemeNumber::Ed25519,
+        2 => SchemeNumber::MlDsa(ParameterSet::MlDsa44),
+        3 => SchemeNumber::MlDsa(ParameterSet::MlDsa65),
+        4 => SchemeNumber::MlDsa(ParameterSet::MlDsa87),
+        5 => SchemeNumber::LeanSig(Instance::Devnet4),
+        6 => SchemeNumber::LeanSig(Instance::L18),
+        7 => SchemeNumber::LeanSig(Instance::L32),
+        other => {
+            return Err(Failure::new(
+                LinesigStatus::UnknownScheme,
+                format!("unknown scheme number {other} (1 ed25519, 2–4 mldsa44/65/87, 5–7 leansig-devnet4/l18/l32)"),
+            ))
+        }
+    })
+}
+
+fn scheme_name(scheme: u32) -> &'static str {
+    match scheme_number(scheme) {
+        Ok(SchemeNumber::Ed25519) => "ed25519",
+        Ok(SchemeNumber::MlDsa(p)) => p.name(),
+        Ok(SchemeNumber::LeanSig(i)) => i.name(),
+        Err(_) => "unknown",
+    }
+}
+
+/// The size in bytes of a scheme's public key (0 for an unknown scheme).
+#[no_mangle]
+pub extern "C" fn linesig_public_key_len(scheme: u32) -> usize {
+    match scheme_number(scheme) {
+        Ok(SchemeNumber::Ed25519) => linesig::wire::KEY_LEN,
+        Ok(SchemeNumber::MlDsa(p)) => p.public_key_len(),
+        Ok(SchemeNumber::LeanSig(i)) => i.public_key_len(),
+        Err(_) => 0,
+    }
+}
+
+/// The size in bytes of a scheme's signature (0 for an unknown scheme).
+#[no_mangle]
+pub extern "C" fn linesig_signature_len(scheme: u32) -> usize {
+    match scheme_number(scheme) {
+        Ok(SchemeNumber::Ed25519) => linesig::wire::SIGNATURE_LEN,
+        Ok(SchemeNumber::MlDsa(p)) => p.signature_len(),
+        Ok(SchemeNumber::LeanSig(i)) => i.signature_len(),
+        Err(_) => 0,
+    }
 }
 
 /// The library version, e.g. "0.1.0".
@@ -302,6 +379,7 @@ pub extern "C" fn linesig_version() -> *const c_char {
 struct Names {
     reasons: Vec<(u8, CString)>,
     backends: Vec<(Backend, CString)>,
+    schemes: Vec<(u32, CString)>,
 }
 
 static NAMES: LazyLock<Names> = LazyLock::new(|| {
@@ -312,25 +390,19 @@ static NAMES: LazyLock<Names> = LazyLock::new(|| {
             .map(|r| (r.code(), c(r.as_str())))
             .collect(),
         backends: Backend::ALL.iter().map(|b| (*b, c(b.name()))).collect(),
+        schemes: (1..=7).map(|s| (s, c(scheme_name(s)))).collect(),
     }
 });
 
-/// The Ed25519 backend an engine runs ("reference", "avx2", "ifma"), or "" for null.
-///
-/// # Safety
-/// `engine` null or from `linesig_engine_new`.
+/// The name of a scheme number ("ed25519", "mldsa65", "leansig-devnet4", …), or
+/// "unknown".
 #[no_mangle]
-pub unsafe extern "C" fn linesig_engine_backend(engine: *const LinesigEngine) -> *const c_char {
-    if engine.is_null() {
-        return c"".as_ptr();
-    }
-    // SAFETY: non-null engine from linesig_engine_new.
-    let backend = unsafe { &(*engine).engine }.backend();
+pub extern "C" fn linesig_scheme_name(scheme: u32) -> *const c_char {
     NAMES
-        .backends
+        .schemes
         .iter()
-        .find(|(b, _)| *b == backend)
-        .map_or(c"".as_ptr(), |(_, n)| n.as_ptr())
+        .find(|(s, _)| *s == scheme)
+        .map_or(c"unknown".as_ptr(), |(_, n)| n.as_ptr())
 }
 
 /// The name of a verdict code: "valid" for 0, "bad_length", "equation_failed", …, or
@@ -347,45 +419,63 @@ pub extern "C" fn linesig_reason_name(code: u8) -> *const c_char {
         .map_or(c"unknown".as_ptr(), |(_, n)| n.as_ptr())
 }
 
-/// A short description of a status code.
+/// A short description of a status code (static). For why a particular call failed,
+/// `linesig_last_error_message`.
 #[no_mangle]
 pub extern "C" fn linesig_status_message(status: c_int) -> *const c_char {
-    match status {
-        0 => c"ok".as_ptr(),
-        1 => c"null pointer argument".as_ptr(),
-        2 => c"invalid configuration".as_ptr(),
-        3 => c"backend not supported on this CPU".as_ptr(),
-        4 => c"could not start worker threads".as_ptr(),
-        5 => c"internal error".as_ptr(),
-        6 => c"not built in this version".as_ptr(),
-        _ => c"unknown status".as_ptr(),
-    }
+    LinesigStatus::ALL
+        .iter()
+        .find(|s| **s as c_int == status)
+        .map_or(c"unknown status", |s| s.message())
+        .as_ptr()
+}
+
+/// Why the last linesig call on this thread failed, in linesig's words (e.g. "a key
+/// cache of 1000 bytes holds no key table: …"); "" after a call that succeeded. The
+/// string stays valid until the next linesig call on this thread: copy it to keep it.
+#[no_mangle]
+pub extern "C" fn linesig_last_error_message() -> *const c_char {
+    LAST_ERROR.with(|last| last.borrow().as_ptr())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::CStr;
+
+    fn text(p: *const c_char) -> &'static str {
+        // SAFETY: the functions tested return static NUL-terminated strings.
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap()
+    }
 
     /// The C names must be the library's names for every code, in both directions.
     #[test]
     fn reason_names_match_the_library() {
         for reason in Reject::ALL {
-            // SAFETY: static NUL-terminated strings.
-            let name = unsafe { std::ffi::CStr::from_ptr(linesig_reason_name(reason.code())) };
-            assert_eq!(name.to_str().unwrap(), reason.as_str());
+            assert_eq!(text(linesig_reason_name(reason.code())), reason.as_str());
         }
-        // SAFETY: as above.
-        assert_eq!(
-            unsafe { std::ffi::CStr::from_ptr(linesig_reason_name(0)) }
-                .to_str()
-                .unwrap(),
-            "valid"
-        );
-        assert_eq!(
-            unsafe { std::ffi::CStr::from_ptr(linesig_reason_name(200)) }
-                .to_str()
-                .unwrap(),
-            "unknown"
-        );
+        assert_eq!(text(linesig_reason_name(0)), "valid");
+        assert_eq!(text(linesig_reason_name(200)), "unknown");
+    }
+
+    #[test]
+    fn every_status_has_its_own_message() {
+        let mut seen = std::collections::HashSet::new();
+        for (i, status) in LinesigStatus::ALL.iter().enumerate() {
+            assert_eq!(*status as usize, i, "ALL lists the statuses in order");
+            assert!(seen.insert(text(linesig_status_message(*status as c_int))));
+        }
+        assert_eq!(text(linesig_status_message(99)), "unknown status");
+    }
+
+    #[test]
+    fn scheme_names_and_sizes() {
+        assert_eq!(text(linesig_scheme_name(3)), "mldsa65");
+        assert_eq!(text(linesig_scheme_name(5)), "leansig-devnet4");
+        assert_eq!(text(linesig_scheme_name(0)), "unknown");
+        assert_eq!(linesig_public_key_len(5), 52);
+        assert_eq!(linesig_signature_len(6), 2332);
+        assert_eq!(linesig_signature_len(2), 2420);
+        assert_eq!(linesig_public_key_len(42), 0);
     }
 }

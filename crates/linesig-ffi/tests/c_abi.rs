@@ -92,6 +92,42 @@ fn c_error_paths_return_status_codes() {
     );
 }
 
+#[test]
+fn c_signing_error_paths_return_status_codes() {
+    let out = compile_and_run("tests/sign_errors.c", "sign_errors");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The signing example: keys made, saved and reloaded, signatures verified by an
+/// engine, an aggregate proved and checked, ML-DSA hedged and deterministic.
+#[test]
+fn c_signing_example_runs() {
+    let out = compile_and_run("examples/sign.c", "sign");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "l18 key: active 0..1024, prepared 0..1024, next 0",
+        "l18 sign epoch 7: valid",
+        "l18 reloaded key, epoch 7 again: epoch already signed",
+        "l18 reloaded key, epoch 8: valid",
+        "verify: ok",
+        "devnet4 aggregate against another epoch: aggregate proof rejected",
+        "mldsa65 hedged: valid",
+        "mldsa65 deterministic: valid, repeatable: yes",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+}
+
 /// The README's C example, compiled and run as written, on RFC 8032's TEST 1 (the
 /// variables it names are defined around it).
 #[test]

@@ -21,6 +21,9 @@ use rand::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use std::ops::Range;
 
+mod format;
+pub use format::{KeyFormatError, SECRET_KEY_FORMAT_VERSION};
+
 /// The reference's PRF domain separator (`shake_to_field.rs`).
 const PRF_DOMAIN: [u8; 16] = [
     0xae, 0xae, 0x22, 0xff, 0x00, 0x01, 0xfa, 0xff, 0x21, 0xaf, 0x12, 0x00, 0x01, 0x11, 0xff, 0x00,

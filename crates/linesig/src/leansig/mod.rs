@@ -75,7 +75,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 use verify::Decoded;
 
-pub use keys::{KeyGenError, SecretKey, SignError};
+pub use keys::{KeyFormatError, KeyGenError, SecretKey, SignError, SECRET_KEY_FORMAT_VERSION};
 
 /// Field elements of the public parameter.
 pub(crate) const PARAMETER_LEN: usize = 5;
