@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
-# leanSig aggregation's layers so far, the C ABI (header drift, C example, error
-# paths), linesig-agave against solana-perf, the Go binding, and the Python package
+# leanSig aggregation's layers so far, the C ABI (header drift, C examples, error
+# paths of every function), linesig-agave against solana-perf, the Go binding, and the Python package
 # (built with maturin into target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
@@ -27,6 +27,9 @@ if ! command -v go >/dev/null 2>&1; then
     exit 1
 fi
 (cd bindings/go && go vet ./... && go test ./...)
+# The Nim face (installs Debian's nim where it is missing): tests, a short run of the
+# founding benchmark, the README's Nim example.
+bash scripts/test-nim.sh
 # The Python package: phe-compatible Paillier, against phe itself.
 source scripts/python.sh
 "$LINESIG_PYTHON" -m pytest -q bindings/python/tests

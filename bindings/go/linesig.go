@@ -1,6 +1,8 @@
 // Package linesig verifies batches of signatures on all cores through linesig's C ABI:
 // one verdict per item, bit-exact with the chain's reference (Ed25519 policies for
-// Solana today, SIMD-0376 and ZIP-215; ML-DSA-44/65/87).
+// Solana today, SIMD-0376 and ZIP-215; ML-DSA-44/65/87; leanSig), and makes ML-DSA
+// keys and signatures (MLDSAKeyGen, MLDSASign). A failed call returns an *Error with
+// the C ABI's status and linesig's reason.
 //
 // Build the static library first (from the repository root):
 //
@@ -74,8 +76,36 @@ type Engine struct {
 	ptr *C.LinesigEngine
 }
 
-func statusError(status C.int) error {
-	return fmt.Errorf("linesig: %s", C.GoString(C.linesig_status_message(status)))
+// Error is a failed call: Status is the C ABI's code (LINESIG_STATUS_*), Kind its
+// short description and Reason linesig's account of this failure ("unknown scheme
+// number 99 (…)", "a key cache of 1000 bytes holds no key table: …").
+type Error struct {
+	Status int
+	Kind   string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.Reason == "" {
+		return "linesig: " + e.Kind
+	}
+	return fmt.Sprintf("linesig: %s: %s", e.Kind, e.Reason)
+}
+
+// call runs a C ABI call and, if it fails, reads its reason on the same OS thread (the
+// C ABI keeps the last reason per thread; a goroutine may move between calls).
+func call(f func() C.int) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	status := f()
+	if status == C.LINESIG_STATUS_OK {
+		return nil
+	}
+	return &Error{
+		Status: int(status),
+		Kind:   C.GoString(C.linesig_status_message(status)),
+		Reason: C.GoString(C.linesig_last_error_message()),
+	}
 }
 
 // NewEngine creates an engine.
@@ -91,8 +121,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 		key_cache_bytes: C.uint64_t(cfg.KeyCacheBytes),
 	}
 	var ptr *C.LinesigEngine
-	if status := C.linesig_engine_new(&c, &ptr); status != C.LINESIG_STATUS_OK {
-		return nil, statusError(status)
+	if err := call(func() C.int { return C.linesig_engine_new(&c, &ptr) }); err != nil {
+		return nil, err
 	}
 	e := &Engine{ptr: ptr}
 	runtime.SetFinalizer(e, (*Engine).Close)
@@ -153,11 +183,13 @@ func (e *Engine) VerifyReasons(items []Item) ([]uint8, error) {
 	}
 	verdicts := make([]uint8, n)
 	pinner.Pin(&verdicts[0])
-	status := C.linesig_verify(e.ptr, C.size_t(n), &fields[0], &fields[n], &fields[2*n], &fields[3*n],
-		(*C.uint8_t)(unsafe.Pointer(&verdicts[0])))
+	err := call(func() C.int {
+		return C.linesig_verify(e.ptr, C.size_t(n), &fields[0], &fields[n], &fields[2*n], &fields[3*n],
+			(*C.uint8_t)(unsafe.Pointer(&verdicts[0])))
+	})
 	runtime.KeepAlive(e)
-	if status != C.LINESIG_STATUS_OK {
-		return nil, statusError(status)
+	if err != nil {
+		return nil, err
 	}
 	return verdicts, nil
 }
@@ -170,4 +202,42 @@ func Reason(code uint8) string {
 // Version is the linesig library version.
 func Version() string {
 	return C.GoString(C.linesig_version())
+}
+
+// bytePtr is the address of b's first byte, or nil for an empty slice.
+func bytePtr(b []byte) *C.uint8_t {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.uint8_t)(unsafe.Pointer(&b[0]))
+}
+
+// MLDSAKeyGen derives an ML-DSA key pair from a 32-byte seed (FIPS 204
+// ML-DSA.KeyGen_internal; the same seed gives the same keys in every implementation).
+func MLDSAKeyGen(s Scheme, seed []byte) (publicKey, signingKey []byte, err error) {
+	publicKey = make([]byte, max(1, int(C.linesig_public_key_len(C.uint32_t(s)))))
+	signingKey = make([]byte, max(1, int(C.linesig_mldsa_signing_key_len(C.uint32_t(s)))))
+	err = call(func() C.int {
+		return C.linesig_mldsa_keygen(C.uint32_t(s), bytePtr(seed), C.size_t(len(seed)),
+			bytePtr(publicKey), C.size_t(len(publicKey)), bytePtr(signingKey), C.size_t(len(signingKey)))
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return publicKey, signingKey, nil
+}
+
+// MLDSASign signs message under context (at most 255 bytes) with FIPS 204 ML-DSA.Sign:
+// hedged with 32 fresh bytes of randomness, deterministic when randomness is nil.
+func MLDSASign(s Scheme, signingKey, message, context, randomness []byte) ([]byte, error) {
+	signature := make([]byte, max(1, int(C.linesig_signature_len(C.uint32_t(s)))))
+	err := call(func() C.int {
+		return C.linesig_mldsa_sign(C.uint32_t(s), bytePtr(signingKey), C.size_t(len(signingKey)),
+			bytePtr(message), C.size_t(len(message)), bytePtr(context), C.size_t(len(context)),
+			bytePtr(randomness), C.size_t(len(randomness)), bytePtr(signature), C.size_t(len(signature)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return signature, nil
 }

@@ -1,7 +1,9 @@
 package linesig
 
 import (
+	"bytes"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"math/rand"
 	"runtime"
@@ -73,14 +75,20 @@ func TestAgreesWithCryptoEd25519(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	if _, err := NewEngine(Config{Scheme: 99}); err == nil {
-		t.Fatal("unknown scheme accepted")
-	}
-	if _, err := NewEngine(Config{Scheme: MLDSA44, Policy: Zip215}); err == nil {
-		t.Fatal("policy for ML-DSA accepted")
-	}
-	if _, err := NewEngine(Config{KeyCacheBytes: 1000}); err == nil || !strings.Contains(err.Error(), "invalid configuration") {
-		t.Fatalf("a key cache too small for one table was accepted: %v", err)
+	// Each refusal names its reason, not only its kind.
+	for _, c := range []struct {
+		cfg    Config
+		reason string
+	}{
+		{Config{Scheme: 99}, "unknown scheme number 99"},
+		{Config{Scheme: MLDSA44, Policy: Zip215}, "policy 1 is an Ed25519 policy; mldsa44 takes none"},
+		{Config{KeyCacheBytes: 1000}, "a key cache of 1000 bytes holds no key table"},
+	} {
+		_, err := NewEngine(c.cfg)
+		var le *Error
+		if !errors.As(err, &le) || le.Status != 2 || !strings.Contains(err.Error(), "invalid configuration: "+c.reason) {
+			t.Fatalf("%+v: %v", c.cfg, err)
+		}
 	}
 	if e, err := NewEngine(Config{KeyCacheBytes: 16 << 20}); err != nil {
 		t.Fatalf("a 16 MiB key cache was refused: %v", err)
@@ -110,6 +118,44 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("context: %s", Reason(codes[0]))
 	}
 	e.Close()
+}
+
+func TestMLDSASignVerify(t *testing.T) {
+	seed := make([]byte, 32)
+	pk, sk, err := MLDSAKeyGen(MLDSA65, seed)
+	if err != nil || len(pk) != 1952 || len(sk) != 4032 {
+		t.Fatalf("keygen: %v %d %d", err, len(pk), len(sk))
+	}
+	msg, ctx := []byte("message"), []byte("ctx")
+	det1, err1 := MLDSASign(MLDSA65, sk, msg, ctx, nil)
+	det2, err2 := MLDSASign(MLDSA65, sk, msg, ctx, nil)
+	hedged, err3 := MLDSASign(MLDSA65, sk, msg, ctx, bytes.Repeat([]byte{7}, 32))
+	if err1 != nil || err2 != nil || err3 != nil || !bytes.Equal(det1, det2) || bytes.Equal(det1, hedged) {
+		t.Fatalf("signing: %v %v %v", err1, err2, err3)
+	}
+	e, err := NewEngine(Config{Scheme: MLDSA65})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	codes, err := e.VerifyReasons([]Item{
+		{PublicKey: pk, Message: msg, Signature: det1, Context: ctx},
+		{PublicKey: pk, Message: msg, Signature: hedged, Context: ctx},
+		{PublicKey: pk, Message: msg, Signature: hedged, Context: []byte("other")},
+	})
+	if err != nil || Reason(codes[0]) != "valid" || Reason(codes[1]) != "valid" || Reason(codes[2]) != "equation_failed" {
+		t.Fatalf("%v %v", codes, err)
+	}
+	var le *Error
+	if _, _, err := MLDSAKeyGen(LeanSigL18, seed); !errors.As(err, &le) || !strings.Contains(le.Reason, "not ML-DSA") {
+		t.Fatalf("keygen for leanSig: %v", err)
+	}
+	if _, err := MLDSASign(MLDSA65, sk, msg, make([]byte, 256), nil); !errors.As(err, &le) || !strings.Contains(le.Reason, "255") {
+		t.Fatalf("long context: %v", err)
+	}
+	if _, err := MLDSASign(MLDSA65, sk[:10], msg, nil, []byte{1}); err == nil {
+		t.Fatal("a short key and randomness accepted")
+	}
 }
 
 // BenchmarkVerify mirrors the founding Go benchmark's report: workers, batch size,

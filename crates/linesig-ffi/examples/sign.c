@@ -1,5 +1,5 @@
 /* Keys, signatures and aggregation from C: a leanSig L18 key made, used, saved and
- * loaded back; two devnet-4 signatures aggregated into one proof and the proof checked;
+ * loaded back; two devnet-4 signatures (one key, two epochs) aggregated into one proof and the proof checked;
  * an ML-DSA-65 key pair from a seed, a hedged and a deterministic signature; every
  * signature verified by an engine. Build:
  *   cc -I include examples/sign.c liblinesig_ffi.a -lpthread -ldl -lm */
@@ -71,29 +71,28 @@ int main(void) {
     free(pk);
     free(sig);
 
-    /* devnet-4: two signers, one proof. */
+    /* devnet-4: one key signs two epochs; one proof for both signatures. */
     uint32_t d4 = LINESIG_SCHEME_LEANSIG_DEVNET4;
     size_t d4_pk = linesig_public_key_len(d4), d4_sig = linesig_signature_len(d4);
-    uint8_t *keys = malloc(2 * d4_pk), *sigs = malloc(2 * d4_sig);
-    uint32_t epochs[2] = {3, 3};
+    uint8_t *keys = malloc(d4_pk), *sigs = malloc(2 * d4_sig);
+    uint32_t epochs[2] = {3, 4};
     LinesigBytes pks[2], msgs[2], sigv[2];
+    TRY(linesig_leansig_keygen(d4, seed, 32, 0, 1, &key));
+    TRY(linesig_leansig_public_key(key, keys, d4_pk));
     for (int i = 0; i < 2; i++) {
-        seed[0] = (uint8_t)(100 + i);
-        TRY(linesig_leansig_keygen(d4, seed, 32, 0, 1, &key));
-        TRY(linesig_leansig_public_key(key, keys + i * d4_pk, d4_pk));
         TRY(linesig_leansig_sign(key, epochs[i], message, 32, sigs + i * d4_sig, d4_sig));
-        linesig_leansig_key_free(key);
-        pks[i] = (LinesigBytes){keys + i * d4_pk, d4_pk};
+        pks[i] = (LinesigBytes){keys, d4_pk};
         msgs[i] = (LinesigBytes){message, 32};
         sigv[i] = (LinesigBytes){sigs + i * d4_sig, d4_sig};
     }
+    linesig_leansig_key_free(key);
     LinesigBuffer proof = {0};
     size_t failed = 0;
     TRY(linesig_leansig_aggregate(d4, 2, pks, msgs, epochs, sigv, &proof, &failed));
     int checked = linesig_leansig_verify_aggregate(d4, 2, pks, msgs, epochs, proof.ptr, proof.len, &failed);
     printf("devnet4 aggregate of 2: %zu-byte proof, verify: %s\n", proof.len,
            linesig_status_message(checked));
-    epochs[1] = 4; /* another list: the proof must not hold for it */
+    epochs[1] = 5; /* another list: the proof must not hold for it */
     int other = linesig_leansig_verify_aggregate(d4, 2, pks, msgs, epochs, proof.ptr, proof.len, &failed);
     printf("devnet4 aggregate against another epoch: %s\n", linesig_status_message(other));
     linesig_buffer_free(&proof);

@@ -1,0 +1,3 @@
+switch("gc", "orc")
+switch("threads", "on")
+switch("path", "..")
