@@ -11,6 +11,7 @@
 
 mod engine;
 mod leansig;
+mod mldsa;
 
 use std::sync::{Arc, Mutex};
 
@@ -282,6 +283,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mulmod, m)?)?;
     m.add_class::<engine::Engine>()?;
     leansig::register(m)?;
+    mldsa::register(m)?;
     m.add_function(wrap_pyfunction!(engine::reason_names, m)?)?;
     m.add_class::<PublicKey>()?;
     m.add_class::<PrivateKey>()?;

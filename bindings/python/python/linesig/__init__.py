@@ -7,11 +7,13 @@
   (``from linesig import paillier``), with array calls that run on all cores.
 - ``linesig.leansig``: leanSig devnet-4 aggregation, one STARK proof for many
   signatures (``aggregate``, ``verify_aggregate``).
+- ``linesig.mldsa``: ML-DSA key generation from a seed and signing (``keygen``,
+  ``sign``).
 """
 
-from . import _native, leansig, paillier
+from . import _native, leansig, mldsa, paillier
 from .engine import REASONS, Engine
 
 __version__: str = _native.__version__
 
-__all__ = ["Engine", "REASONS", "leansig", "paillier", "__version__"]
+__all__ = ["Engine", "REASONS", "leansig", "mldsa", "paillier", "__version__"]

@@ -71,3 +71,12 @@ def leansig_verify_aggregate(
     proof: bytes,
     scheme: str = "leansig-devnet4",
 ) -> None: ...
+
+def mldsa_keygen(scheme: str, seed: bytes) -> tuple[bytes, bytes]: ...
+def mldsa_sign(
+    scheme: str,
+    signing_key: bytes,
+    message: bytes,
+    context: bytes,
+    randomness: Optional[bytes],
+) -> bytes: ...
