@@ -9,6 +9,7 @@ mod bench_leansig;
 mod bench_paillier;
 mod bench_schema;
 mod clock;
+mod key_cmds;
 mod op_rows;
 mod packet_cmds;
 mod pipeline_io;
@@ -59,6 +60,12 @@ enum Command {
     /// Check an aggregate proof against a JSON Lines list of (public_key, message, epoch).
     #[command(allow_negative_numbers = true)]
     VerifyAggregate(aggregate_cmds::VerifyAggregateArgs),
+    /// Make a leanSig secret key file and print its public key.
+    #[command(allow_negative_numbers = true)]
+    Keygen(key_cmds::KeygenArgs),
+    /// Sign with a leanSig key file into JSON Lines that verify and aggregate read; the key file keeps the epochs used.
+    #[command(allow_negative_numbers = true)]
+    Sign(key_cmds::SignArgs),
 }
 
 /// A failure that ends the command, with its exit code.
@@ -132,6 +139,14 @@ pub fn parse_at_least_one(text: &str) -> Result<usize, String> {
     }
 }
 
+/// As [`parse_at_least_one`], for counts that may pass `usize` (leanSig epochs).
+pub fn parse_at_least_one_u64(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("expected a whole number, at least 1".into()),
+    }
+}
+
 /// A time limit in seconds: finite and above 0 (`--duration 0` would stop at once).
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -157,6 +172,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => packet_cmds::serve(args),
         Command::Aggregate(args) => aggregate_cmds::aggregate(args),
         Command::VerifyAggregate(args) => aggregate_cmds::verify_aggregate(args),
+        Command::Keygen(args) => key_cmds::keygen(args),
+        Command::Sign(args) => key_cmds::sign(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -269,7 +269,7 @@ int linesig_leansig_advance_preparation(struct LinesigLeansigKey *key,
                                         bool *moved);
 
 // The key and its signing state as bytes, into `*out` (free with
-// `linesig_buffer_free`): about 8 MiB for devnet-4 and L32, 28 KiB for L18.
+// `linesig_buffer_free`): about 8 MiB for devnet-4 and L32, 57 KiB for L18.
 //
 // # Safety
 // `key` from `linesig_leansig_keygen` or `linesig_leansig_key_from_bytes`; `out` writable.

@@ -283,7 +283,7 @@ pub unsafe extern "C" fn linesig_leansig_advance_preparation(
 }
 
 /// The key and its signing state as bytes, into `*out` (free with
-/// `linesig_buffer_free`): about 8 MiB for devnet-4 and L32, 28 KiB for L18.
+/// `linesig_buffer_free`): about 8 MiB for devnet-4 and L32, 57 KiB for L18.
 ///
 /// # Safety
 /// `key` from `linesig_leansig_keygen` or `linesig_leansig_key_from_bytes`; `out` writable.

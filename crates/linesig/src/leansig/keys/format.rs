@@ -25,7 +25,7 @@
 //! exactly as the one that was saved, from the same next epoch.
 //!
 //! Size: the two prepared bottom trees dominate, 2 · (2^(L/2+1) − 1) nodes: about
-//! 8 MiB for devnet-4 and L32, 28 KiB for L18.
+//! 8 MiB for devnet-4 and L32, 57 KiB for L18.
 
 use super::{Layer, SecretKey, Tree};
 use crate::leansig::lanes::{from_monty, to_monty, KoalaLanes, P};
@@ -113,10 +113,9 @@ impl SecretKey {
         out
     }
 
-    /// Load a key saved by [`SecretKey::to_bytes`]; it signs on `backend`'s lanes (as
-    /// [`super::key_gen`]'s `backend`). Every check in the module's list runs; the tree
-    /// checks hash each saved node once (a few milliseconds for devnet-4).
-    pub fn from_bytes(bytes: &[u8], backend: Backend) -> Result<SecretKey, KeyFormatError> {
+    /// The instance a saved key is for, from its header alone (magic, version and
+    /// instance checked; the rest is [`SecretKey::from_bytes`]'s to check).
+    pub fn instance_in(bytes: &[u8]) -> Result<Instance, KeyFormatError> {
         if bytes.len() < HEADER_LEN + CHECKSUM_LEN || bytes[..4] != MAGIC {
             return Err(KeyFormatError::Foreign);
         }
@@ -124,12 +123,19 @@ impl SecretKey {
         if version != SECRET_KEY_FORMAT_VERSION {
             return Err(KeyFormatError::UnsupportedVersion(version));
         }
-        let instance = match bytes[6] {
-            1 => Instance::Devnet4,
-            2 => Instance::L18,
-            3 => Instance::L32,
-            other => return Err(KeyFormatError::UnknownInstance(other)),
-        };
+        match bytes[6] {
+            1 => Ok(Instance::Devnet4),
+            2 => Ok(Instance::L18),
+            3 => Ok(Instance::L32),
+            other => Err(KeyFormatError::UnknownInstance(other)),
+        }
+    }
+
+    /// Load a key saved by [`SecretKey::to_bytes`]; it signs on `backend`'s lanes (as
+    /// [`super::key_gen`]'s `backend`). Every check in the module's list runs; the tree
+    /// checks hash each saved node once (a few milliseconds for devnet-4).
+    pub fn from_bytes(bytes: &[u8], backend: Backend) -> Result<SecretKey, KeyFormatError> {
+        let instance = SecretKey::instance_in(bytes)?;
         let (body, checksum) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
         if Sha256::digest(body).as_slice() != checksum {
             return Err(KeyFormatError::Checksum);
