@@ -70,13 +70,18 @@ proc grouped(x: float): string =
     result.add c
 
 proc cpuModel(): string =
+  ## "AMD EPYC (family 25, model 17)": the model name alone is often generic on clouds.
+  var name, family, model = ""
   try:
     for line in lines("/proc/cpuinfo"):
-      if line.startsWith("model name"):
-        return line.split(":", 1)[1].strip
+      let value = if ':' in line: line.split(":", 1)[1].strip else: ""
+      if line.startsWith("model name") and name == "": name = value
+      elif line.startsWith("cpu family") and family == "": family = value
+      elif line.startsWith("model\t") and model == "": model = value
+      if line.len == 0 and name != "": break
   except IOError:
     discard
-  "unknown CPU"
+  if name == "": "unknown CPU" else: &"{name} (family {family}, model {model})"
 
 proc main() =
   var short = false
