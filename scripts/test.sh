@@ -2,8 +2,9 @@
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
 # leanSig aggregation's layers so far, the C ABI (header drift, C examples, error
-# paths of every function), linesig-agave against solana-perf, the Go binding, and the Python package
-# (built with maturin into target/python-venv; pytest, including interop with phe).
+# paths of every function), linesig-agave against solana-perf, the Go binding, the Nim
+# face, and the Python package (built with maturin into target/python-venv; pytest,
+# including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
