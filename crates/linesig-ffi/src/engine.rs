@@ -2,8 +2,8 @@
 //! verified in place into one verdict byte per item.
 
 use crate::{
-    guarded, null, scheme_number, Failure, LinesigBytes, LinesigStatus, Outcome, SchemeNumber,
-    NAMES,
+    byte_strings, free_box, guarded, null, scheme_number, Failure, LinesigBytes, LinesigStatus,
+    SchemeNumber, NAMES,
 };
 use linesig::{Backend, Engine, Item, ItemSource, Policy, Reject, Scheme, Verdict};
 use std::ffi::{c_char, c_int};
@@ -140,12 +140,8 @@ pub unsafe extern "C" fn linesig_engine_new(
 /// in use by another thread.
 #[no_mangle]
 pub unsafe extern "C" fn linesig_engine_free(engine: *mut LinesigEngine) {
-    if !engine.is_null() {
-        // SAFETY: the caller hands back ownership of a pointer made by Box::into_raw.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            drop(unsafe { Box::from_raw(engine) })
-        }));
-    }
+    // SAFETY: the caller's promise, as `free_box` needs it.
+    unsafe { free_box(engine) }
 }
 
 /// The caller's arrays, read in place by the engine's workers.
@@ -183,17 +179,6 @@ impl ItemSource for ForeignItems<'_> {
     }
 }
 
-/// The first entry of `field` with a null pointer and bytes to read, as a failure.
-pub(crate) fn null_entry(name: &str, field: &[LinesigBytes]) -> Outcome {
-    match field.iter().position(|b| b.ptr.is_null() && b.len > 0) {
-        Some(i) => Err(Failure::new(
-            LinesigStatus::NullPointer,
-            format!("{name}[{i}] has a null pointer and length {}", field[i].len),
-        )),
-        None => Ok(()),
-    }
-}
-
 /// Verify `count` items: item i is (`public_keys[i]`, `messages[i]`, `signatures[i]`,
 /// and `contexts[i]` if `contexts` is not null). Writes `verdicts[i]`: 0 if valid, else
 /// a reason code (see `linesig_reason_name`). Verdicts are in input order.
@@ -219,38 +204,27 @@ pub unsafe extern "C" fn linesig_verify(
         if count == 0 {
             return Ok(());
         }
-        for (name, p) in [
-            ("public_keys", public_keys),
-            ("messages", messages),
-            ("signatures", signatures),
-        ] {
-            if p.is_null() {
-                return Err(null(name));
-            }
-        }
         if verdicts.is_null() {
             return Err(null("verdicts"));
         }
-        // SAFETY: non-null, `count` entries each (the caller's promise).
+        // SAFETY: `count` entries each (the caller's promise); nulls refused by the
+        // helpers, `verdicts` above.
         let (engine, items, out) = unsafe {
             (
                 &(*engine).engine,
                 ForeignItems {
-                    public_keys: std::slice::from_raw_parts(public_keys, count),
-                    messages: std::slice::from_raw_parts(messages, count),
-                    signatures: std::slice::from_raw_parts(signatures, count),
-                    contexts: (!contexts.is_null())
-                        .then(|| std::slice::from_raw_parts(contexts, count)),
+                    public_keys: byte_strings("public_keys", public_keys, count)?,
+                    messages: byte_strings("messages", messages, count)?,
+                    signatures: byte_strings("signatures", signatures, count)?,
+                    contexts: if contexts.is_null() {
+                        None
+                    } else {
+                        Some(byte_strings("contexts", contexts, count)?)
+                    },
                 },
                 std::slice::from_raw_parts_mut(verdicts, count),
             )
         };
-        null_entry("public_keys", items.public_keys)?;
-        null_entry("messages", items.messages)?;
-        null_entry("signatures", items.signatures)?;
-        if let Some(contexts) = items.contexts {
-            null_entry("contexts", contexts)?;
-        }
         let mut result = vec![Verdict::Invalid(Reject::EquationFailed); count];
         engine
             .verify_into(&items, &mut result)

@@ -14,10 +14,9 @@
 //! - Aggregation (devnet-4): one proof that every listed signature verifies, and its
 //!   check against the (key, message, epoch) list alone.
 
-use crate::engine::null_entry;
 use crate::{
-    array32, guarded, input, null, output, scheme_number, Failure, LinesigBuffer, LinesigBytes,
-    LinesigStatus, Outcome, SchemeNumber,
+    array, array32, byte_strings, free_box, guarded, input, null, output, scheme_number, Failure,
+    LinesigBuffer, LinesigBytes, LinesigStatus, Outcome, SchemeNumber,
 };
 use linesig::leansig::{keys, Instance, KeyFormatError, KeyGenError, SecretKey, SignError};
 use linesig::{Backend, Scheme};
@@ -161,12 +160,8 @@ pub unsafe extern "C" fn linesig_leansig_keygen(
 /// yet freed, not in use by another thread.
 #[no_mangle]
 pub unsafe extern "C" fn linesig_leansig_key_free(key: *mut LinesigLeansigKey) {
-    if !key.is_null() {
-        // SAFETY: the caller hands back ownership of a pointer made by Box::into_raw.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            drop(unsafe { Box::from_raw(key) })
-        }));
-    }
+    // SAFETY: the caller's promise, as `free_box` needs it.
+    unsafe { free_box(key) }
 }
 
 /// Write the key's SSZ public key (`linesig_public_key_len(scheme)` bytes: 52 for
@@ -326,14 +321,16 @@ pub unsafe extern "C" fn linesig_leansig_key_from_bytes(
                 let instance = instance(scheme)?;
                 let bytes = input("bytes", bytes, len)?;
                 let bad = |e: KeyFormatError| Failure::new(LinesigStatus::BadKey, e.to_string());
-                let key = SecretKey::from_bytes(bytes, backend(instance)).map_err(bad)?;
-                if key.instance() != instance {
+                // Another scheme's key is refused from its header, before the load
+                // re-hashes its trees.
+                let found = SecretKey::instance_in(bytes).map_err(bad)?;
+                if found != instance {
                     return Err(bad(KeyFormatError::WrongInstance {
                         expected: instance,
-                        found: key.instance(),
+                        found,
                     }));
                 }
-                Ok(key)
+                SecretKey::from_bytes(bytes, backend(instance)).map_err(bad)
             })
         }
     })
@@ -343,8 +340,8 @@ pub unsafe extern "C" fn linesig_leansig_key_from_bytes(
 struct Signers<'a> {
     public_keys: &'a [LinesigBytes],
     messages: &'a [LinesigBytes],
-    epochs: &'a [u32],
     signatures: Option<&'a [LinesigBytes]>,
+    /// The epochs as items carry them (4-byte contexts).
     contexts: Vec<[u8; 4]>,
 }
 
@@ -358,50 +355,26 @@ impl<'a> Signers<'a> {
         epochs: *const u32,
         signatures: Option<*const LinesigBytes>,
     ) -> Result<Signers<'a>, Failure> {
-        let arrays = [("public_keys", public_keys), ("messages", messages)]
-            .into_iter()
-            .chain(signatures.map(|s| ("signatures", s)));
-        for (name, p) in arrays {
-            if p.is_null() && count > 0 {
-                return Err(null(name));
-            }
-        }
-        if epochs.is_null() && count > 0 {
-            return Err(null("epochs"));
-        }
-        let list = |p: *const LinesigBytes| {
-            if count == 0 {
-                &[][..]
-            } else {
-                // SAFETY: non-null when count > 0 (checked above), `count` entries (the
-                // caller's promise).
-                unsafe { std::slice::from_raw_parts(p, count) }
-            }
+        // SAFETY: the caller's promises; nulls refused by the helpers.
+        let (public_keys, messages, epochs, signatures) = unsafe {
+            (
+                byte_strings("public_keys", public_keys, count)?,
+                byte_strings("messages", messages, count)?,
+                array("epochs", epochs, count)?,
+                match signatures {
+                    Some(s) => Some(byte_strings("signatures", s, count)?),
+                    None => None,
+                },
+            )
         };
-        let signers = Signers {
-            public_keys: list(public_keys),
-            messages: list(messages),
-            epochs: if count == 0 {
-                &[]
-            } else {
-                // SAFETY: as above.
-                unsafe { std::slice::from_raw_parts(epochs, count) }
-            },
-            signatures: signatures.map(list),
-            contexts: Vec::new(),
-        };
-        null_entry("public_keys", signers.public_keys)?;
-        null_entry("messages", signers.messages)?;
-        if let Some(s) = signers.signatures {
-            null_entry("signatures", s)?;
-        }
         Ok(Signers {
-            contexts: signers
-                .epochs
+            public_keys,
+            messages,
+            signatures,
+            contexts: epochs
                 .iter()
                 .map(|&e| linesig::leansig::epoch_context(e))
                 .collect(),
-            ..signers
         })
     }
 

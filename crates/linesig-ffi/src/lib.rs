@@ -187,10 +187,21 @@ pub unsafe extern "C" fn linesig_buffer_free(buffer: *mut LinesigBuffer) {
     let buffer = unsafe { &mut *buffer };
     if !buffer.ptr.is_null() {
         // SAFETY: ptr and len are a leaked boxed slice's (`LinesigBuffer::from_vec`).
-        let slice = std::ptr::slice_from_raw_parts_mut(buffer.ptr, buffer.len);
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(slice) })));
+        unsafe { free_box(std::ptr::slice_from_raw_parts_mut(buffer.ptr, buffer.len)) };
     }
     *buffer = LinesigBuffer::EMPTY;
+}
+
+/// Drop what `Box::into_raw` made (null is ignored), a panic in a destructor caught:
+/// the free functions' one body.
+///
+/// # Safety
+/// `ptr` null or from `Box::into_raw`, not freed since, used by no other thread.
+pub(crate) unsafe fn free_box<T: ?Sized>(ptr: *mut T) {
+    if !ptr.is_null() {
+        // SAFETY: the caller hands back ownership of a pointer made by Box::into_raw.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(ptr) })));
+    }
 }
 
 /// A failed call: its status and the reason, for `linesig_last_error_message`.
@@ -272,6 +283,47 @@ pub(crate) unsafe fn input<'a>(
     }
     // SAFETY: the caller's promise, the null case refused above.
     Ok(unsafe { slice(ptr, len) })
+}
+
+/// The caller's array of `count` entries at `ptr`, refusing a null pointer with entries
+/// to read (none to read: an empty slice, whatever `ptr` is).
+///
+/// # Safety
+/// `ptr` null or `count` readable entries.
+pub(crate) unsafe fn array<'a, T>(
+    name: &str,
+    ptr: *const T,
+    count: usize,
+) -> Result<&'a [T], Failure> {
+    if count == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(null(name));
+    }
+    // SAFETY: non-null, `count` entries (the caller's promise).
+    Ok(unsafe { std::slice::from_raw_parts(ptr, count) })
+}
+
+/// As [`array`], for byte strings: an entry with a null pointer and bytes to read is
+/// refused too, naming its index.
+///
+/// # Safety
+/// As [`array`], and each entry `len` readable bytes at its `ptr`.
+pub(crate) unsafe fn byte_strings<'a>(
+    name: &str,
+    ptr: *const LinesigBytes,
+    count: usize,
+) -> Result<&'a [LinesigBytes], Failure> {
+    // SAFETY: the caller's promise.
+    let list = unsafe { array(name, ptr, count) }?;
+    match list.iter().position(|b| b.ptr.is_null() && b.len > 0) {
+        Some(i) => Err(Failure::new(
+            LinesigStatus::NullPointer,
+            format!("{name}[{i}] has a null pointer and length {}", list[i].len),
+        )),
+        None => Ok(list),
+    }
 }
 
 /// The output `len` bytes at `ptr`, which must be exactly `expected` long.

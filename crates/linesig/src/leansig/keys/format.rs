@@ -57,12 +57,19 @@ pub enum KeyFormatError {
     Inconsistent(&'static str),
 }
 
+/// The header's instance byte, both ways.
+const INSTANCE_CODES: [(u8, Instance); 3] = [
+    (1, Instance::Devnet4),
+    (2, Instance::L18),
+    (3, Instance::L32),
+];
+
 fn instance_code(instance: Instance) -> u8 {
-    match instance {
-        Instance::Devnet4 => 1,
-        Instance::L18 => 2,
-        Instance::L32 => 3,
-    }
+    INSTANCE_CODES
+        .iter()
+        .find(|(_, i)| *i == instance)
+        .expect("every instance has a code")
+        .0
 }
 
 fn put_digest(out: &mut Vec<u8>, params: &Params, digest: &Digest) {
@@ -123,12 +130,11 @@ impl SecretKey {
         if version != SECRET_KEY_FORMAT_VERSION {
             return Err(KeyFormatError::UnsupportedVersion(version));
         }
-        match bytes[6] {
-            1 => Ok(Instance::Devnet4),
-            2 => Ok(Instance::L18),
-            3 => Ok(Instance::L32),
-            other => Err(KeyFormatError::UnknownInstance(other)),
-        }
+        INSTANCE_CODES
+            .iter()
+            .find(|(code, _)| *code == bytes[6])
+            .map(|(_, instance)| *instance)
+            .ok_or(KeyFormatError::UnknownInstance(bytes[6]))
     }
 
     /// Load a key saved by [`SecretKey::to_bytes`]; it signs on `backend`'s lanes (as
