@@ -7,15 +7,20 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "linesig: cargo not found; install Rust 1.89 or newer (https://rustup.rs) and retry" >&2
     exit 1
 fi
-# GMP (Paillier's big integers) is built from source by gmp-mpfr-sys, whose configure
-# needs m4. Install it where it is missing and we may (Debian, as root).
-if ! command -v m4 >/dev/null 2>&1; then
+# ensure_command COMMAND PACKAGE PURPOSE: install Debian's PACKAGE where COMMAND is
+# missing and we may (as root, with apt-get); else say what to install, and stop.
+ensure_command() {
+    local command=$1 package=$2 purpose=$3
+    command -v "$command" >/dev/null 2>&1 && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "linesig: installing m4 for GMP's build" >&2
-        apt-get install -y -q m4 >/dev/null 2>&1 \
-            || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q m4 >/dev/null; }
+        echo "linesig: installing $package $purpose" >&2
+        apt-get install -y -q "$package" >/dev/null 2>&1 \
+            || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$package" >/dev/null; }
     else
-        echo "linesig: m4 not found; install it (e.g. apt-get install m4) so GMP can build" >&2
+        echo "linesig: $command not found; install it (e.g. apt-get install $package) $purpose" >&2
         exit 1
     fi
-fi
+}
+# GMP (Paillier's big integers) is built from source by gmp-mpfr-sys, whose configure
+# needs m4.
+ensure_command m4 m4 "for GMP's build"

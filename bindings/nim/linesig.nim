@@ -134,7 +134,9 @@ template check(call: untyped) =
   let status = call
   if status != 0: raiseStatus(status)
 
-proc first(s: openArray[byte]): ptr byte {.inline.} =
+proc first[T](s: openArray[T]): ptr T {.inline.} =
+  ## The address of `s`'s first element, or nil when it is empty (the C ABI reads no
+  ## entries then).
   if s.len == 0: nil else: unsafeAddr s[0]
 
 proc view*(s: openArray[byte]): LinesigBytes {.inline.} =
@@ -191,8 +193,8 @@ proc verify*(e: Engine, publicKeys, messages, signatures: openArray[seq[byte]],
   var m = views(messages)
   var s = views(signatures)
   var c = views(contexts)
-  check linesig_verify(e.handle, csize_t(n), addr k[0], addr m[0], addr s[0],
-    (if c.len == 0: nil else: addr c[0]), addr result[0])
+  check linesig_verify(e.handle, csize_t(n), first(k), first(m), first(s), first(c),
+    first(result))
 
 # leanSig -------------------------------------------------------------------
 
@@ -249,8 +251,7 @@ proc aggregate*(scheme: Scheme, publicKeys, messages: openArray[seq[byte]],
   var proof: LinesigBuffer
   var failed: csize_t
   let status = linesig_leansig_aggregate(uint32(scheme), csize_t(n),
-    (if n == 0: nil else: addr k[0]), (if n == 0: nil else: addr m[0]),
-    (if n == 0: nil else: addr e[0]), (if n == 0: nil else: addr s[0]), addr proof, addr failed)
+    first(k), first(m), first(e), first(s), addr proof, addr failed)
   if status != 0:
     raiseStatus(status, if failed == high(csize_t): -1 else: failed.int)
   proof.takeBuffer()
@@ -268,8 +269,7 @@ proc verifyAggregate*(scheme: Scheme, publicKeys, messages: openArray[seq[byte]]
   var e = @epochs
   var failed: csize_t
   let status = linesig_leansig_verify_aggregate(uint32(scheme), csize_t(n),
-    (if n == 0: nil else: addr k[0]), (if n == 0: nil else: addr m[0]),
-    (if n == 0: nil else: addr e[0]), first(proof), csize_t(proof.len), addr failed)
+    first(k), first(m), first(e), first(proof), csize_t(proof.len), addr failed)
   if status == ord(proofRejected): return false
   if status != 0:
     raiseStatus(status, if failed == high(csize_t): -1 else: failed.int)

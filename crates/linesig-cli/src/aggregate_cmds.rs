@@ -70,7 +70,8 @@ impl Lines {
     }
 }
 
-fn instance(name: &str) -> Result<Instance, CliError> {
+/// A leanSig instance named on the command line (`keygen` parses its `--scheme` so too).
+pub(crate) fn instance(name: &str) -> Result<Instance, CliError> {
     name.parse::<Instance>()
         .map_err(|e| CliError::usage(e.to_string()))
 }

@@ -9,6 +9,7 @@
 //! Exit status: 0 done, 2 bad arguments or a key that cannot sign the epochs asked for,
 //! 3 I/O (an unreadable or damaged key file, an output that cannot be written).
 
+use crate::aggregate_cmds::instance;
 use crate::CliError;
 use clap::Args;
 use linesig::leansig::{keys, Instance, SecretKey};
@@ -69,11 +70,6 @@ pub struct SignArgs {
     /// No summary on stderr.
     #[arg(long, short)]
     quiet: bool,
-}
-
-fn instance(name: &str) -> Result<Instance, CliError> {
-    name.parse::<Instance>()
-        .map_err(|e| CliError::usage(e.to_string()))
 }
 
 fn backend(instance: Instance) -> Backend {

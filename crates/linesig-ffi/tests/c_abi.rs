@@ -67,15 +67,21 @@ fn compile_and_run(source: &str, name: &str) -> std::process::Output {
     out
 }
 
-#[test]
-fn c_example_compiles_links_and_verifies() {
-    let out = compile_and_run("examples/verify.c", "verify");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+/// [`compile_and_run`], requiring exit status 0; its standard output.
+fn compile_and_run_ok(source: &str, name: &str) -> String {
+    let out = compile_and_run(source, name);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    stdout
+}
+
+#[test]
+fn c_example_compiles_links_and_verifies() {
+    let stdout = compile_and_run_ok("examples/verify.c", "verify");
     assert!(stdout.contains("item 0: valid"), "{stdout}");
     assert!(stdout.contains("item 1: equation_failed"), "{stdout}");
     assert!(stdout.contains("item 2: bad_length"), "{stdout}");
@@ -83,37 +89,19 @@ fn c_example_compiles_links_and_verifies() {
 
 #[test]
 fn c_error_paths_return_status_codes() {
-    let out = compile_and_run("tests/errors.c", "errors");
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    compile_and_run_ok("tests/errors.c", "errors");
 }
 
 #[test]
 fn c_signing_error_paths_return_status_codes() {
-    let out = compile_and_run("tests/sign_errors.c", "sign_errors");
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    compile_and_run_ok("tests/sign_errors.c", "sign_errors");
 }
 
 /// The signing example: keys made, saved and reloaded, signatures verified by an
 /// engine, an aggregate proved and checked, ML-DSA hedged and deterministic.
 #[test]
 fn c_signing_example_runs() {
-    let out = compile_and_run("examples/sign.c", "sign");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = compile_and_run_ok("examples/sign.c", "sign");
     for line in [
         "l18 key: active 0..1024, prepared 0..1024, next 0",
         "l18 sign epoch 7: valid",
