@@ -2,9 +2,9 @@
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
 # leanSig aggregation's layers so far, the C ABI (header drift, C examples, error
-# paths of every function), linesig-agave against solana-perf, the Go binding, the Nim
-# face, and the Python package (built with maturin into target/python-venv; pytest,
-# including interop with phe).
+# paths of every function), linesig-agave against solana-perf, the Go binding (with
+# curve25519-voi as its oracle), the Nim and C++ faces, and the Python package (built
+# with maturin into target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,10 +27,16 @@ if ! command -v go >/dev/null 2>&1; then
     echo "linesig: go not found; install Go 1.22 or newer to test bindings/go" >&2
     exit 1
 fi
-(cd bindings/go && go vet ./... && go test ./...)
+# Go: the engine and BatchVerifier tests, the differential against curve25519-voi (from
+# the Go module proxy), and a short run of the founding Go benchmark beside voi.
+(cd bindings/go && go vet ./... && go test ./... && go run ./cmd/linesig-bench -short)
 # The Nim face (installs Debian's nim where it is missing): tests, a short run of the
 # founding benchmark, the README's Nim example.
 bash scripts/test-nim.sh
+# The C++ face (installs g++, libbenchmark-dev, nlohmann-json3-dev where missing): the
+# ML-DSA vectors, round trips and errors through linesig.hpp, a short run of the
+# founding google-benchmark, the README's C++ example.
+bash scripts/test-cpp.sh
 # The Python package: phe-compatible Paillier, against phe itself.
 source scripts/python.sh
 "$LINESIG_PYTHON" -m pytest -q bindings/python/tests

@@ -10,14 +10,20 @@ fi
 # ensure_command COMMAND PACKAGE PURPOSE: install Debian's PACKAGE where COMMAND is
 # missing and we may (as root, with apt-get); else say what to install, and stop.
 ensure_command() {
-    local command=$1 package=$2 purpose=$3
-    command -v "$command" >/dev/null 2>&1 && return 0
+    command -v "$1" >/dev/null 2>&1 || apt_install "$1" "$2" "$3"
+}
+# ensure_file PATH PACKAGE PURPOSE: the same for a file a package provides (a header).
+ensure_file() {
+    [ -e "$1" ] || apt_install "$1" "$2" "$3"
+}
+apt_install() {
+    local what=$1 package=$2 purpose=$3
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "linesig: installing $package $purpose" >&2
         apt-get install -y -q "$package" >/dev/null 2>&1 \
             || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$package" >/dev/null; }
     else
-        echo "linesig: $command not found; install it (e.g. apt-get install $package) $purpose" >&2
+        echo "linesig: $what not found; install it (e.g. apt-get install $package) $purpose" >&2
         exit 1
     fi
 }

@@ -1,8 +1,10 @@
 // Package linesig verifies batches of signatures on all cores through linesig's C ABI:
 // one verdict per item, bit-exact with the chain's reference (Ed25519 policies for
-// Solana today, SIMD-0376 and ZIP-215; ML-DSA-44/65/87; leanSig), and makes ML-DSA
-// keys and signatures (MLDSAKeyGen, MLDSASign). A failed call returns an *Error with
-// the C ABI's status and linesig's reason.
+// Solana today, SIMD-0376 and ZIP-215; ML-DSA-44/65/87; leanSig), either a slice at a
+// time (Engine.Verify) or in the batch-verifier shape Go validators call (BatchVerifier:
+// Add, then Verify() (bool, []bool)), and makes ML-DSA keys and signatures (MLDSAKeyGen,
+// MLDSASign). A failed call returns an *Error with the C ABI's status and linesig's
+// reason.
 //
 // Build the static library first (from the repository root):
 //
@@ -73,7 +75,8 @@ type Item struct {
 // Engine is a verifier with its own worker pool. Safe for concurrent use; Close it when
 // done (a finalizer frees it otherwise).
 type Engine struct {
-	ptr *C.LinesigEngine
+	ptr    *C.LinesigEngine
+	scheme Scheme
 }
 
 // Error is a failed call: Status is the C ABI's code (LINESIG_STATUS_*), Kind its
@@ -124,7 +127,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if err := call(func() C.int { return C.linesig_engine_new(&c, &ptr) }); err != nil {
 		return nil, err
 	}
-	e := &Engine{ptr: ptr}
+	scheme := cfg.Scheme
+	if scheme == 0 { // the C ABI's default
+		scheme = Ed25519
+	}
+	e := &Engine{ptr: ptr, scheme: scheme}
 	runtime.SetFinalizer(e, (*Engine).Close)
 	return e, nil
 }
@@ -163,9 +170,8 @@ func (e *Engine) VerifyReasons(items []Item) ([]uint8, error) {
 	}
 	// The field descriptors point into Go memory, so they live in C memory (cgo forbids
 	// Go memory that holds Go pointers); the bytes they point to are pinned for the call.
-	size := C.size_t(unsafe.Sizeof(C.LinesigBytes{}))
-	fields := (*[1 << 28]C.LinesigBytes)(C.malloc(size * C.size_t(4*n)))[: 4*n : 4*n]
-	defer C.free(unsafe.Pointer(&fields[0]))
+	fields := newFieldTable(n)
+	defer fields.free()
 	var pinner runtime.Pinner
 	defer pinner.Unpin()
 	describe := func(b []byte) C.LinesigBytes {
@@ -176,15 +182,39 @@ func (e *Engine) VerifyReasons(items []Item) ([]uint8, error) {
 		return C.LinesigBytes{ptr: (*C.uint8_t)(unsafe.Pointer(&b[0])), len: C.size_t(len(b))}
 	}
 	for i, it := range items {
-		fields[i] = describe(it.PublicKey)
-		fields[n+i] = describe(it.Message)
-		fields[2*n+i] = describe(it.Signature)
-		fields[3*n+i] = describe(it.Context)
+		fields.set(i, describe(it.PublicKey), describe(it.Message), describe(it.Signature), describe(it.Context))
 	}
+	return e.verifyFields(fields)
+}
+
+// fieldTable is linesig_verify's four arrays of byte-string descriptors (keys, messages,
+// signatures, contexts), n entries each, back to back in one C allocation.
+type fieldTable struct {
+	n      int
+	fields []C.LinesigBytes
+}
+
+func newFieldTable(n int) fieldTable {
+	size := C.size_t(unsafe.Sizeof(C.LinesigBytes{}))
+	fields := (*[1 << 28]C.LinesigBytes)(C.malloc(size * C.size_t(4*n)))[: 4*n : 4*n]
+	return fieldTable{n: n, fields: fields}
+}
+
+func (t fieldTable) set(i int, key, message, signature, context C.LinesigBytes) {
+	t.fields[i], t.fields[t.n+i], t.fields[2*t.n+i], t.fields[3*t.n+i] = key, message, signature, context
+}
+
+func (t fieldTable) free() { C.free(unsafe.Pointer(&t.fields[0])) }
+
+// verifyFields runs linesig_verify over a table of n ≥ 1 items whose bytes stay put for
+// the call (pinned Go memory or C memory).
+func (e *Engine) verifyFields(t fieldTable) ([]uint8, error) {
+	n := t.n
+	// verdicts holds no Go pointers, so cgo lets the call write it directly.
 	verdicts := make([]uint8, n)
-	pinner.Pin(&verdicts[0])
+	f := t.fields
 	err := call(func() C.int {
-		return C.linesig_verify(e.ptr, C.size_t(n), &fields[0], &fields[n], &fields[2*n], &fields[3*n],
+		return C.linesig_verify(e.ptr, C.size_t(n), &f[0], &f[n], &f[2*n], &f[3*n],
 			(*C.uint8_t)(unsafe.Pointer(&verdicts[0])))
 	})
 	runtime.KeepAlive(e)

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"errors"
-	"fmt"
 	"math/rand"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // signed makes n honest Ed25519 items over n/perKey keys, seeded.
@@ -156,30 +153,4 @@ func TestMLDSASignVerify(t *testing.T) {
 	if _, err := MLDSASign(MLDSA65, sk[:10], msg, nil, []byte{1}); err == nil {
 		t.Fatal("a short key and randomness accepted")
 	}
-}
-
-// BenchmarkVerify mirrors the founding Go benchmark's report: workers, batch size,
-// messages per key, throughput and time per signature.
-func BenchmarkVerify(b *testing.B) {
-	const n, perKey, batch = 50000, 4, 512
-	items := signed(n, perKey, 5)
-	e, err := NewEngine(Config{BatchSize: batch})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	b.ResetTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		if _, err := e.Verify(items); err != nil {
-			b.Fatal(err)
-		}
-	}
-	elapsed := time.Since(start)
-	b.StopTimer()
-	total := float64(n * b.N)
-	b.ReportMetric(total/elapsed.Seconds(), "sigs/s")
-	b.ReportMetric(float64(elapsed.Nanoseconds())/total, "ns/sig")
-	b.Log(fmt.Sprintf("workers %d, batch %d, messages per key %d, backend %s, %d signatures x %d: %.0f sigs/s",
-		runtime.NumCPU(), batch, perKey, e.Backend(), n, b.N, total/elapsed.Seconds()))
 }

@@ -1,7 +1,7 @@
 /* Keys, signatures and aggregation from C: a leanSig L18 key made, used, saved and
  * loaded back; two devnet-4 signatures (one key, two epochs) aggregated into one proof and the proof checked;
- * an ML-DSA-65 key pair from a seed, a hedged and a deterministic signature; every
- * signature verified by an engine. Build:
+ * an ML-DSA-65 key pair from a seed, a hedged and a deterministic signature; an Ed25519
+ * key and signature from a seed; every signature verified by an engine. Build:
  *   cc -I include examples/sign.c liblinesig_ffi.a -lpthread -ldl -lm */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +120,12 @@ int main(void) {
     free(msk);
     free(msig);
     free(msig2);
+
+    /* Ed25519 from a seed (RFC 8032, deterministic). */
+    uint8_t epk[32], esig[64];
+    TRY(linesig_ed25519_public_key(seed, 32, epk, sizeof epk));
+    TRY(linesig_ed25519_sign(seed, 32, message, 32, esig, sizeof esig));
+    printf("ed25519: %s\n", linesig_reason_name(verify_one(LINESIG_SCHEME_ED25519, epk, 32, message, 32, esig, 64, NULL, 0)));
     return again == LINESIG_STATUS_EPOCH_USED && checked == LINESIG_STATUS_OK &&
                    other == LINESIG_STATUS_PROOF_REJECTED
                ? 0

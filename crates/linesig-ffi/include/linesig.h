@@ -167,6 +167,28 @@ const char *linesig_status_message(int status);
 // string stays valid until the next linesig call on this thread: copy it to keep it.
 const char *linesig_last_error_message(void);
 
+// The public key (32 bytes) of the secret seed `seed` (32 bytes; RFC 8032 §5.1.5).
+//
+// # Safety
+// `seed` `seed_len` readable bytes; `public_key` `public_key_len` writable bytes.
+int linesig_ed25519_public_key(const uint8_t *seed,
+                               size_t seed_len,
+                               uint8_t *public_key,
+                               size_t public_key_len);
+
+// Sign `message` with the secret seed `seed` (32 bytes) into `signature` (64 bytes;
+// RFC 8032 §5.1.6, deterministic). Seeds that sign many messages are best turned into
+// keys once; this call re-derives the key each time (about a third of its cost).
+//
+// # Safety
+// Every pointer its length's readable (inputs) or writable (`signature`) bytes.
+int linesig_ed25519_sign(const uint8_t *seed,
+                         size_t seed_len,
+                         const uint8_t *message,
+                         size_t message_len,
+                         uint8_t *signature,
+                         size_t signature_len);
+
 // Create an engine. On success `*out` owns it (free with `linesig_engine_free`); on
 // failure `*out` is set to null, the status says what kind of failure and
 // `linesig_last_error_message` why.

@@ -1,4 +1,5 @@
 //! The C ABI: everything a client in C, C++, Go, Nim or Zig needs of linesig.
+//! - [`ed25519`]: a key's public half and deterministic signatures from a 32-byte seed;
 //! - [`engine`]: create an engine from a plain config struct, verify a batch given as
 //!   arrays of (pointer, length) fields into a caller-provided verdict array (one byte
 //!   per item: 0 valid, else the reason code), free the engine;
@@ -15,6 +16,7 @@
 //! (`linesig_leansig_key_free`) and a `LinesigBuffer` (`linesig_buffer_free`). Strings
 //! returned are static, except the last error message (see its function).
 
+pub mod ed25519;
 pub mod engine;
 pub mod leansig;
 pub mod mldsa;

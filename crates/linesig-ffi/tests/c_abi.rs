@@ -98,7 +98,7 @@ fn c_signing_error_paths_return_status_codes() {
 }
 
 /// The signing example: keys made, saved and reloaded, signatures verified by an
-/// engine, an aggregate proved and checked, ML-DSA hedged and deterministic.
+/// engine, an aggregate proved and checked, ML-DSA hedged and deterministic, Ed25519.
 #[test]
 fn c_signing_example_runs() {
     let stdout = compile_and_run_ok("examples/sign.c", "sign");
@@ -111,6 +111,7 @@ fn c_signing_example_runs() {
         "devnet4 aggregate against another epoch: aggregate proof rejected",
         "mldsa65 hedged: valid",
         "mldsa65 deterministic: valid, repeatable: yes",
+        "ed25519: valid",
     ] {
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }

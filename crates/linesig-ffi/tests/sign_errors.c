@@ -128,6 +128,21 @@ int main(void) {
     CHECK(linesig_mldsa_sign(M44, msk, sizeof msk, NULL, 0, ctx, 255, rnd, 32, msig, sizeof msig) == LINESIG_STATUS_OK);
     CHECK(linesig_mldsa_sign(D4, msk, sizeof msk, msg, 32, NULL, 0, NULL, 0, msig, sizeof msig) == LINESIG_STATUS_UNKNOWN_SCHEME);
 
+    /* Ed25519: RFC 8032's first test vector (§7.1, TEST 1), then the error paths. */
+    static const uint8_t rfc_seed[32] = {
+        0x9d, 0x61, 0xb1, 0x9d, 0xef, 0xfd, 0x5a, 0x60, 0xba, 0x84, 0x4a, 0xf4, 0x92, 0xec, 0x2c, 0xc4,
+        0x44, 0x49, 0xc5, 0x69, 0x7b, 0x32, 0x69, 0x19, 0x70, 0x3b, 0xac, 0x03, 0x1c, 0xae, 0x7f, 0x60};
+    static const uint8_t rfc_pk_head[4] = {0xd7, 0x5a, 0x98, 0x01}, rfc_sig_head[4] = {0xe5, 0x56, 0x43, 0x00};
+    uint8_t epk[32], esig[64];
+    CHECK(linesig_ed25519_public_key(rfc_seed, 32, epk, sizeof epk) == LINESIG_STATUS_OK && memcmp(epk, rfc_pk_head, 4) == 0);
+    CHECK(linesig_ed25519_sign(rfc_seed, 32, NULL, 0, esig, sizeof esig) == LINESIG_STATUS_OK && memcmp(esig, rfc_sig_head, 4) == 0);
+    CHECK(linesig_ed25519_public_key(rfc_seed, 31, epk, sizeof epk) == LINESIG_STATUS_BAD_LENGTH && SAYS("seed"));
+    CHECK(linesig_ed25519_public_key(NULL, 32, epk, sizeof epk) == LINESIG_STATUS_NULL_POINTER);
+    CHECK(linesig_ed25519_public_key(rfc_seed, 32, epk, 33) == LINESIG_STATUS_BAD_LENGTH);
+    CHECK(linesig_ed25519_sign(rfc_seed, 32, NULL, 5, esig, sizeof esig) == LINESIG_STATUS_NULL_POINTER);
+    CHECK(linesig_ed25519_sign(rfc_seed, 32, msg, 32, esig, 63) == LINESIG_STATUS_BAD_LENGTH && SAYS("signature"));
+    CHECK(linesig_ed25519_sign(rfc_seed, 32, msg, 32, NULL, 64) == LINESIG_STATUS_NULL_POINTER);
+
     /* Sizes and names of unknown schemes. */
     CHECK(linesig_public_key_len(0) == 0 && linesig_signature_len(8) == 0);
     CHECK(strcmp(linesig_scheme_name(8), "unknown") == 0);
