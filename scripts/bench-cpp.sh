@@ -7,7 +7,8 @@
 # - the batch rows (1,024 signatures per call, all cores) against `linesig bench` on
 #   1,024 signatures (ML-DSA-44, Ed25519; 4 messages per key, batch 512).
 # Each side's figure is a median of 5 repetitions (google-benchmark's `median`
-# aggregate; the twin's the same; `linesig bench` over 21 runs); the table gives the
+# aggregate; the twin's the same); a batch row's figure within a repetition is its
+# median call, as `linesig bench` reports its median run (of 21). The tables give the
 # median over the rounds of each and their ratio.
 #
 #   scripts/bench-cpp.sh [--rounds R] [--min-time S]   (S: seconds per repetition)
@@ -49,7 +50,7 @@ for r in range(1, rounds + 1):
         if b.get("aggregate_name") != "median":
             continue
         name = b["run_name"].replace("/real_time", "")
-        value = b["items_per_second"] if "items_per_second" in b else b["real_time"]
+        value = b["median_items_per_second"] if "median_items_per_second" in b else b["real_time"]
         cpp.setdefault(name, []).append(value)
     for line in open(f"{out}/twin.{r}.txt"):
         f = line.split("\t")
@@ -65,7 +66,7 @@ for name, values in cpp.items():
     if name in twin:
         c, t = med(values) / 1e3, med(twin[name]) / 1e3
         print(f"| {name} | {c:.2f} | {t:.2f} | {c / t:.3f} |")
-print("\n| row | C++ (sigs/s) | linesig bench, 1,024 (sigs/s) | C++ ÷ bench |")
+print("\n| row | C++, median call (sigs/s) | linesig bench, 1,024, median run (sigs/s) | C++ ÷ bench |")
 print("|---|---|---|---|")
 for name, scheme in (("mldsa44_verify_batch/1024", "mldsa44"), ("ed25519_verify_batch/1024", "ed25519")):
     c, b = med(cpp[name]), med(cli[scheme])
