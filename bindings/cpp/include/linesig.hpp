@@ -19,6 +19,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -56,22 +57,27 @@ using Bytes = std::span<const uint8_t>;
 using Buffer = std::vector<uint8_t>;
 
 // A failed call: `status()` is the C ABI's (LINESIG_STATUS_*), `what()` its kind and
-// linesig's reason ("wrong length: signature: 63 bytes, expected 64").
+// linesig's reason ("wrong length: signature: 63 bytes, expected 64"), `failed_index()`
+// the signer an aggregation call names (LINESIG_STATUS_INVALID_ITEM), else SIZE_MAX.
 class Error : public std::runtime_error {
 public:
-    Error(int status, const std::string& what) : std::runtime_error(what), status_(status) {}
+    Error(int status, const std::string& what, size_t failed_index = SIZE_MAX)
+        : std::runtime_error(what), status_(status), failed_index_(failed_index) {}
     int status() const noexcept { return status_; }
+    size_t failed_index() const noexcept { return failed_index_; }
 
 private:
     int status_;
+    size_t failed_index_;
 };
 
 namespace detail {
 
 // Throws the calling thread's last failure (the C ABI keeps the reason per thread).
-inline void check(int status) {
+inline void check(int status, size_t failed_index = SIZE_MAX) {
     if (status != LINESIG_STATUS_OK) {
-        throw Error(status, std::string(linesig_status_message(status)) + ": " + linesig_last_error_message());
+        throw Error(status, std::string(linesig_status_message(status)) + ": " + linesig_last_error_message(),
+                    failed_index);
     }
 }
 
@@ -352,19 +358,24 @@ struct Columns {
 }  // namespace detail_aggregate
 
 // Proves that every signer's signature verifies (devnet-4, 1 to 4,096 signers). A
-// signature that does not verify throws (LINESIG_STATUS_INVALID_ITEM), its index in
-// the reason.
+// signature that does not verify throws LINESIG_STATUS_INVALID_ITEM with its index in
+// `failed_index()`.
 inline Buffer aggregate(Scheme s, std::span<const Signer> signers) {
     detail_aggregate::Columns c(signers);
     LinesigBuffer proof{};
     size_t failed = SIZE_MAX;
-    detail::check(linesig_leansig_aggregate(static_cast<uint32_t>(s), signers.size(), c.keys.data(), c.messages.data(),
-                                            c.epochs.data(), c.signatures.data(), &proof, &failed));
+    // The status first: a call's arguments are evaluated in no set order, and `failed`
+    // is written by the call.
+    const int status = linesig_leansig_aggregate(static_cast<uint32_t>(s), signers.size(), c.keys.data(),
+                                                 c.messages.data(), c.epochs.data(), c.signatures.data(), &proof,
+                                                 &failed);
+    detail::check(status, failed);
     return detail::take(proof);
 }
 
 // True if `proof` proves that each signer signed its message at its epoch, in this
-// order; false if it does not; bytes that are no proof throw.
+// order; false if it does not; bytes that are no proof throw (MALFORMED_PROOF), and so
+// does a signer that does not decode (INVALID_ITEM, its index in `failed_index()`).
 inline bool verify_aggregate(Scheme s, std::span<const Signer> signers, Bytes proof) {
     detail_aggregate::Columns c(signers);
     size_t failed = SIZE_MAX;
@@ -372,7 +383,7 @@ inline bool verify_aggregate(Scheme s, std::span<const Signer> signers, Bytes pr
                                                   c.messages.data(), c.epochs.data(), proof.data(), proof.size(),
                                                   &failed);
     if (status == LINESIG_STATUS_PROOF_REJECTED) return false;
-    detail::check(status);
+    detail::check(status, failed);
     return true;
 }
 

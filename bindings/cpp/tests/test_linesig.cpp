@@ -1,7 +1,7 @@
 // The C++ face against the shared ML-DSA vectors (NIST ACVP keyGen: every key pair byte
 // for byte; Wycheproof ML-DSA-44 verify: every verdict, contexts included), then
-// round trips at every ML-DSA level, Ed25519 and leanSig through the RAII types, and
-// the errors they throw. Vectors: ../shared/vectors beside the checkout, or
+// round trips at every ML-DSA level, Ed25519 and leanSig through the RAII types, a
+// devnet-4 aggregate, and the errors they throw. Vectors: ../shared/vectors beside the checkout, or
 // $LINESIG_VECTORS_DIR.
 #include <cstdio>
 #include <cstdlib>
@@ -147,6 +147,33 @@ static void round_trips() {
     std::printf("round trips: ML-DSA-44/65/87, Ed25519, leanSig L18\n");
 }
 
+// Aggregation (devnet-4): a proof for two signatures holds for its list, not for the list
+// reordered; a bad signature is refused with its index.
+static void aggregation() {
+    const Buffer seed(32, 4), m0(32, 10), m1(32, 11);
+    auto key = linesig::leansig::Key::generate(Scheme::leansig_devnet4, 0, 1, seed);
+    const Buffer pk = key.public_key();
+    const Buffer s0 = key.sign(0, m0), s1 = key.sign(1, m1);
+    std::vector<linesig::leansig::Signer> signers = {{pk, m0, 0, s0}, {pk, m1, 1, s1}};
+    const Buffer proof = linesig::leansig::aggregate(Scheme::leansig_devnet4, signers);
+    CHECK(linesig::leansig::verify_aggregate(Scheme::leansig_devnet4, signers, proof));
+    std::vector<linesig::leansig::Signer> swapped = {signers[1], signers[0]};
+    CHECK(!linesig::leansig::verify_aggregate(Scheme::leansig_devnet4, swapped, proof));
+    CHECK(thrown_status([&] { linesig::leansig::verify_aggregate(Scheme::leansig_devnet4, signers, Buffer(10)); }) ==
+          LINESIG_STATUS_MALFORMED_PROOF);
+    Buffer bad = s1;
+    bad[bad.size() / 2] ^= 0x40;
+    signers[1].signature = bad;
+    try {
+        linesig::leansig::aggregate(Scheme::leansig_devnet4, signers);
+        CHECK(false);
+    } catch (const linesig::Error& e) {
+        CHECK(e.status() == LINESIG_STATUS_INVALID_ITEM && e.failed_index() == 1);
+    }
+    std::printf("aggregation: a proof of 2 (%zu bytes) holds for its list only; a bad signature named\n",
+                proof.size());
+}
+
 static void errors() {
     CHECK(thrown_status([] { linesig::Engine({.workers = 5000}); }) == LINESIG_STATUS_INVALID_CONFIG);
     CHECK(thrown_status([] { linesig::Engine({.scheme = static_cast<Scheme>(99)}); }) == LINESIG_STATUS_INVALID_CONFIG);
@@ -173,6 +200,7 @@ int main() {
     acvp_keygen();
     wycheproof_verify();
     round_trips();
+    aggregation();
     errors();
     if (failures != 0) {
         std::fprintf(stderr, "%d check(s) failed\n", failures);
