@@ -87,54 +87,43 @@ func main() {
 	}
 	success := true
 	best := map[string]cell{}
-	report("%7s %6s  %14s  %14s  %14s  %9s\n", "workers", "batch", "linesig", "voi", "voi cached", "linesig/voi")
+	if *withVoi {
+		report("%7s %6s  %14s  %14s  %14s  %9s\n", "workers", "batch", "linesig", "voi", "voi cached", "linesig/voi")
+	} else {
+		report("%7s %6s  %14s\n", "workers", "batch", "linesig")
+	}
 	for _, w := range workers {
 		for _, b := range batches {
-			// By default the goroutines are the parallelism, as they are for voi: an
-			// engine of one worker whose unit holds the whole batch runs each Verify on
-			// the calling goroutine's thread, with no hand-off to a pool.
-			engine, err := linesig.NewEngine(linesig.Config{Policy: policy, Workers: *engineWorkers, BatchSize: unitSize(*engineWorkers, b)})
-			if err != nil {
-				fail(err.Error())
-			}
-			impls := []verifier{&linesigVerifier{engine: engine, batch: b}}
-			if *withVoi {
-				impls = append(impls, &voiVerifier{}, cached)
-			}
-			rates := make([]float64, 3)
-			for i, impl := range impls {
-				rate, ok := measure(impl, items, w, b, *rounds)
-				success = success && ok
-				rates[i] = rate
-				c := cell{Impl: impl.name(), Workers: w, Batch: b, SigsPerSec: rate, VerdictsOK: ok}
+			cells := runCell(items, policy, *engineWorkers, w, b, *rounds, cached)
+			for _, c := range cells {
+				success = success && c.VerdictsOK
 				if *jsonOut {
 					line, _ := json.Marshal(c)
 					fmt.Println(string(line))
 				}
-				if key := fmt.Sprintf("%s/%d", impl.name(), w); rate > best[key].SigsPerSec {
+				if key := fmt.Sprintf("%s/%d", c.Impl, w); c.SigsPerSec > best[key].SigsPerSec {
 					best[key] = c
 				}
 			}
-			if *withVoi {
-				report("%7d %6d  %10.0f/s  %10.0f/s  %10.0f/s  %8.2fx\n", w, b, rates[0], rates[1], rates[2], rates[0]/max(rates[1], rates[2]))
+			if len(cells) == 3 {
+				report("%7d %6d  %10.0f/s  %10.0f/s  %10.0f/s  %8.2fx\n", w, b, cells[0].SigsPerSec, cells[1].SigsPerSec,
+					cells[2].SigsPerSec, cells[0].SigsPerSec/max(cells[1].SigsPerSec, cells[2].SigsPerSec))
 			} else {
-				report("%7d %6d  %10.0f/s\n", w, b, rates[0])
+				report("%7d %6d  %10.0f/s\n", w, b, cells[0].SigsPerSec)
 			}
-			engine.Close()
 		}
 	}
 	for _, w := range workers {
 		l, v, c := best[fmt.Sprintf("linesig/%d", w)], best[fmt.Sprintf("voi/%d", w)], best[fmt.Sprintf("voi-cached/%d", w)]
-		yard := v
-		if c.SigsPerSec > v.SigsPerSec {
-			yard = c
-		}
 		if !*withVoi {
 			report("best on %d worker(s): linesig %.0f/s (batch %d)\n", w, l.SigsPerSec, l.Batch)
 			continue
 		}
+		if c.SigsPerSec > v.SigsPerSec {
+			v = c
+		}
 		report("best on %d worker(s): linesig %.0f/s (batch %d), %s %.0f/s (batch %d): %.2fx\n",
-			w, l.SigsPerSec, l.Batch, yard.Impl, yard.SigsPerSec, yard.Batch, l.SigsPerSec/yard.SigsPerSec)
+			w, l.SigsPerSec, l.Batch, v.Impl, v.SigsPerSec, v.Batch, l.SigsPerSec/v.SigsPerSec)
 	}
 	if success {
 		report("STATUS: SUCCESS\n")
@@ -142,6 +131,29 @@ func main() {
 		report("STATUS: FAILURE (a verdict differs from what was signed)\n")
 		os.Exit(1)
 	}
+}
+
+// runCell measures linesig (and voi, when cached is not nil) with w goroutines pulling
+// batches of b items.
+func runCell(items []item, policy linesig.Policy, engineWorkers, w, b, rounds int, cached *voiCached) []cell {
+	// By default the goroutines are the parallelism, as they are for voi: an engine of
+	// one worker whose unit holds the whole batch runs each Verify on the calling
+	// goroutine's thread, with no hand-off to a pool.
+	engine, err := linesig.NewEngine(linesig.Config{Policy: policy, Workers: engineWorkers, BatchSize: unitSize(engineWorkers, b)})
+	if err != nil {
+		fail(err.Error())
+	}
+	defer engine.Close()
+	impls := []verifier{&linesigVerifier{engine: engine, batch: b}}
+	if cached != nil {
+		impls = append(impls, &voiVerifier{}, cached)
+	}
+	cells := make([]cell, len(impls))
+	for i, impl := range impls {
+		rate, ok := measure(impl, items, w, b, rounds)
+		cells[i] = cell{Impl: impl.name(), Workers: w, Batch: b, SigsPerSec: rate, VerdictsOK: ok}
+	}
+	return cells
 }
 
 // unitSize is the engine's work unit: the whole batch on a one-worker engine (so each
