@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"unsafe"
 )
 
 // BatchVerifier collects signatures and verifies them in one call, in the shape Go
@@ -101,7 +100,7 @@ func (v *BatchVerifier) check(publicKey, signature, context []byte) error {
 		return &Error{
 			Status: C.LINESIG_STATUS_BAD_LENGTH,
 			Kind:   C.GoString(C.linesig_status_message(C.LINESIG_STATUS_BAD_LENGTH)),
-			Reason: fmt.Sprintf("%s: ", C.GoString(C.linesig_scheme_name(C.uint32_t(scheme)))) + fmt.Sprintf(format, args...),
+			Reason: C.GoString(C.linesig_scheme_name(C.uint32_t(scheme))) + ": " + fmt.Sprintf(format, args...),
 		}
 	}
 	switch {
@@ -145,16 +144,10 @@ func (v *BatchVerifier) Verify() (bool, []bool) {
 		return false, nil
 	}
 	codes, err := v.VerifyReasons()
-	valid := make([]bool, len(v.entries))
 	if err != nil {
-		return false, valid
+		return false, make([]bool, len(v.entries))
 	}
-	all := true
-	for i, c := range codes {
-		valid[i] = c == 0
-		all = all && valid[i]
-	}
-	return all, valid
+	return validity(codes)
 }
 
 // VerifyReasons gives each queued signature's code, in the order added: 0 for valid,
@@ -173,12 +166,7 @@ func (v *BatchVerifier) VerifyReasons() ([]uint8, error) {
 	var pinner runtime.Pinner
 	defer pinner.Unpin()
 	pinner.Pin(&v.data[0])
-	at := func(offset, length int) C.LinesigBytes {
-		if length == 0 {
-			return C.LinesigBytes{ptr: nil, len: 0}
-		}
-		return C.LinesigBytes{ptr: (*C.uint8_t)(unsafe.Pointer(&v.data[offset])), len: C.size_t(length)}
-	}
+	at := func(offset, length int) C.LinesigBytes { return view(v.data[offset : offset+length]) }
 	fields := newFieldTable(n)
 	defer fields.free()
 	for i, entry := range v.entries {

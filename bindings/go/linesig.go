@@ -152,11 +152,20 @@ func (e *Engine) Backend() string {
 // Verify returns one verdict per item, in order: true for valid.
 func (e *Engine) Verify(items []Item) ([]bool, error) {
 	codes, err := e.VerifyReasons(items)
-	valid := make([]bool, len(codes))
+	_, valid := validity(codes)
+	return valid, err
+}
+
+// validity turns verdict codes into one bool per item (code 0 is valid), and says
+// whether all are.
+func validity(codes []uint8) (all bool, valid []bool) {
+	all = true
+	valid = make([]bool, len(codes))
 	for i, c := range codes {
 		valid[i] = c == 0
+		all = all && valid[i]
 	}
-	return valid, err
+	return all, valid
 }
 
 // VerifyReasons returns one code per item: 0 for valid, else the reason (see Reason).
@@ -175,11 +184,10 @@ func (e *Engine) VerifyReasons(items []Item) ([]uint8, error) {
 	var pinner runtime.Pinner
 	defer pinner.Unpin()
 	describe := func(b []byte) C.LinesigBytes {
-		if len(b) == 0 {
-			return C.LinesigBytes{ptr: nil, len: 0}
+		if len(b) > 0 {
+			pinner.Pin(&b[0])
 		}
-		pinner.Pin(&b[0])
-		return C.LinesigBytes{ptr: (*C.uint8_t)(unsafe.Pointer(&b[0])), len: C.size_t(len(b))}
+		return view(b)
 	}
 	for i, it := range items {
 		fields.set(i, describe(it.PublicKey), describe(it.Message), describe(it.Signature), describe(it.Context))
@@ -232,6 +240,11 @@ func Reason(code uint8) string {
 // Version is the linesig library version.
 func Version() string {
 	return C.GoString(C.linesig_version())
+}
+
+// view describes b for the C ABI: its first byte's address (nil when empty) and length.
+func view(b []byte) C.LinesigBytes {
+	return C.LinesigBytes{ptr: bytePtr(b), len: C.size_t(len(b))}
 }
 
 // bytePtr is the address of b's first byte, or nil for an empty slice.
