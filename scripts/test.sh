@@ -18,6 +18,10 @@ cargo test --release --locked --manifest-path crates/linesig-agave/Cargo.toml --
 # …and its benchmark end to end on a small file: it fails unless every packet's flags
 # equal solana-perf's.
 bash scripts/bench-agave.sh 2000 --rounds 1
+# The pipeline under a UDP load on loopback, at small scale: half capacity, then twice
+# it; every packet accounted for and the overload shed (scripts/serve-load.sh full runs
+# the latency and memory targets by hand).
+bash scripts/serve-load.sh small
 # leanSig aggregation: linesig's `aggregate` feature (off by default in the library; the
 # command line and the Python package turn it on).
 cargo test --release --locked -p linesig --features aggregate --lib leansig::aggregate

@@ -100,6 +100,12 @@ impl Sink for CliSink {
         self.verdicts.is_some()
     }
 
+    /// The packet file lists passing packets in input order; the verdict log carries
+    /// each packet's `seq` and needs none.
+    fn wants_order(&self) -> bool {
+        self.out.is_some()
+    }
+
     fn dropped(&mut self, seq: u64, why: Dropped) {
         self.log(match why {
             Dropped::Malformed(rule) => {
@@ -173,8 +179,14 @@ pub fn print_report(report: &Report, json: bool) {
     );
     if let Some(v) = &report.verify_batch {
         println!(
-            "       engine time per batch: p50 {:.0}µs p99 {:.0}µs max {:.0}µs over {} batches",
-            v.p50_us, v.p99_us, v.max_us, v.count
+            "       engine time per batch: p50 {:.0}µs p99 {:.0}µs max {:.0}µs over {} batches{}",
+            v.p50_us,
+            v.p99_us,
+            v.max_us,
+            v.count,
+            report.busy_cores.map_or(String::new(), |c| format!(
+                "; verify tiles busy {c:.2} cores"
+            )),
         );
     }
     if !report.malformed_rules.is_empty() {

@@ -1,9 +1,9 @@
 //! Where verified packets go: the [`Sink`] trait, a sink that forwards passing packets
 //! over UDP ([`UdpForward`]) and one that keeps nothing ([`Discard`]).
 //!
-//! A sink runs on the verify stage's thread, between batches: a slow sink slows the
-//! pipeline (and, for a live source, makes it shed load at ingest), so it should hand
-//! packets on rather than work on them.
+//! A sink runs on the verify tiles' threads, one tile at a time, between batches: a slow
+//! sink slows the pipeline (and, for a live source, makes it shed load at ingest), so it
+//! should hand packets on rather than work on them.
 
 use crate::Packet;
 use linesig::Verdict;
@@ -47,9 +47,16 @@ pub trait Sink: Send {
         false
     }
 
-    /// A packet dropped before verification (called after the verdicts of the batch the
-    /// drop was logged with).
+    /// A packet dropped before verification (called after the verdicts of the chunk of
+    /// packets it came in).
     fn dropped(&mut self, _seq: u64, _why: Dropped) {}
+
+    /// Whether packets must reach the sink in arrival order (a file of passing packets
+    /// that should list them as the input did). Without it each verify tile hands its
+    /// packets over as soon as they are verified, which never waits for a slower tile.
+    fn wants_order(&self) -> bool {
+        false
+    }
 
     /// The run is over: flush. An error here fails the run.
     fn finish(&mut self) -> io::Result<()> {
@@ -69,6 +76,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn dropped(&mut self, seq: u64, why: Dropped) {
         (**self).dropped(seq, why)
+    }
+    fn wants_order(&self) -> bool {
+        (**self).wants_order()
     }
     fn finish(&mut self) -> io::Result<()> {
         (**self).finish()

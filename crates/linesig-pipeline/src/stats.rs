@@ -36,6 +36,8 @@ pub(crate) struct Counters {
     pub sink_errors: AtomicU64,
     /// Times the dedup filter was cleared (full or old).
     pub dedup_resets: AtomicU64,
+    /// CPU time the verify tiles' threads used, in nanoseconds (added as each ends).
+    pub tile_cpu_ns: AtomicU64,
     malformed_rules: Mutex<BTreeMap<&'static str, u64>>,
 }
 
@@ -184,6 +186,10 @@ pub struct Report {
     pub malformed_rules: BTreeMap<&'static str, u64>,
     pub sink_errors: u64,
     pub dedup_resets: u64,
+    /// CPU-seconds the verify tiles used per second of the run (summary only, where the
+    /// OS reports thread CPU time): N tiles kept busy make N.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_cores: Option<f64>,
     /// Peak resident memory of the process (summary only, where the OS reports it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_mb: Option<f64>,
@@ -259,6 +265,8 @@ impl Reporter {
         );
         report.verify_batch = Some(verify);
         report.peak_rss_mb = peak_rss_mb();
+        let tile_cpu = counters.tile_cpu_ns.load(Relaxed);
+        report.busy_cores = (tile_cpu > 0 && active > 0.0).then(|| tile_cpu as f64 / 1e9 / active);
         report
     }
 }
@@ -301,6 +309,25 @@ fn build(
         malformed_rules,
         sink_errors: now.sink_errors - before.sink_errors,
         dedup_resets: now.dedup_resets - before.dedup_resets,
+        busy_cores: None,
         peak_rss_mb: None,
+    }
+}
+
+/// CPU time the calling thread has used, where the OS reports it.
+pub(crate) fn thread_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid, writable timespec for the call to fill.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+        ok.then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }

@@ -325,6 +325,33 @@ impl Engine {
         Ok(())
     }
 
+    /// As [`Engine::verify_into`], on the calling thread alone, in equal units of at most
+    /// the engine's batch size: for an embedder that runs one verifying thread per core itself (the
+    /// packet pipeline's verify tiles), so that no call waits for a unit on another
+    /// thread and no thread waits for another's call. The engine's key cache is shared as
+    /// in every call.
+    pub fn verify_into_here<S: ItemSource + ?Sized>(
+        &self,
+        items: &S,
+        out: &mut [Verdict],
+    ) -> Result<(), Error> {
+        if out.len() != items.len() {
+            return Err(Error::OutputLength {
+                expected: items.len(),
+                got: out.len(),
+            });
+        }
+        // Equal units, not full ones and a remainder: a call of 1,050 items runs as two
+        // of 525, not 512, 512 and 26 (a unit's fixed costs, such as one shared inversion,
+        // would fall on 26 signatures).
+        let units = items.len().div_ceil(self.batch_size.max(1)).max(1);
+        let size = items.len().div_ceil(units).max(1);
+        for (unit, verdicts) in out.chunks_mut(size).enumerate() {
+            self.verify_unit(items, unit * size, verdicts);
+        }
+        Ok(())
+    }
+
     fn run<S: ItemSource + ?Sized>(
         &self,
         items: &S,
