@@ -10,7 +10,7 @@ use crate::tile::{Batch, ChunkSpan};
 use crate::{Sink, Verified};
 use linesig::Verdict;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 
 pub(crate) struct Commit<'a, K> {
@@ -20,6 +20,10 @@ pub(crate) struct Commit<'a, K> {
     /// Packets taken from the queue and not yet committed.
     in_flight: AtomicUsize,
     window: usize,
+    /// A tile panicked with packets in flight: the window no longer binds, so that the
+    /// other tiles drain the queue and the run ends (and the panic surfaces) rather than
+    /// waiting for a commit that will never come.
+    abandoned: AtomicBool,
 }
 
 struct State<'a, K> {
@@ -44,6 +48,7 @@ impl<'a, K: Sink> Commit<'a, K> {
             room: Condvar::new(),
             in_flight: AtomicUsize::new(0),
             window: window.max(1),
+            abandoned: AtomicBool::new(false),
         }
     }
 
@@ -53,7 +58,16 @@ impl<'a, K: Sink> Commit<'a, K> {
     }
 
     pub fn window_full(&self) -> bool {
-        self.in_flight.load(Relaxed) >= self.window
+        self.in_flight.load(Relaxed) >= self.window && !self.abandoned.load(Relaxed)
+    }
+
+    /// A tile is unwinding from a panic: stop anyone waiting on the window.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, Relaxed);
+        // Under the lock, so that a waiter between its check and its wait is not missed;
+        // a poisoned lock is fine here (nothing is read through it).
+        let _state = self.state.lock();
+        self.room.notify_all();
     }
 
     /// Block while the window is full (a tile that holds nothing calls this before it
@@ -63,9 +77,9 @@ impl<'a, K: Sink> Commit<'a, K> {
         if !self.window_full() {
             return;
         }
-        let mut state = self.state.lock().unwrap();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         while self.window_full() {
-            state = self.room.wait(state).unwrap();
+            state = self.room.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
 
@@ -117,17 +131,17 @@ impl<'a, K: Sink> Commit<'a, K> {
 /// Count one chunk's packets and give them to the sink: its verified packets, then its
 /// drop-log entries.
 fn emit<K: Sink>(sink: &mut K, batch: &Batch, span: &ChunkSpan, counters: &Counters) {
+    // Counted once per chunk: the counters' cache line is shared by every tile.
+    let (mut passed_count, mut sink_errors) = (0, 0);
     for i in span.packets.clone() {
         let packet = &batch.packets[i];
         let verdicts = batch.verdicts_of(i);
         let passed = verdicts.iter().all(|v| *v == Verdict::Valid);
         if passed {
-            counters.passed.fetch_add(1, Relaxed);
+            passed_count += 1;
             if sink.pass(packet).is_err() {
-                counters.sink_errors.fetch_add(1, Relaxed);
+                sink_errors += 1;
             }
-        } else {
-            counters.invalid_signature.fetch_add(1, Relaxed);
         }
         sink.verified(&Verified {
             packet,
@@ -138,5 +152,11 @@ fn emit<K: Sink>(sink: &mut K, batch: &Batch, span: &ChunkSpan, counters: &Count
     }
     for &(seq, why) in &batch.dropped[span.dropped.clone()] {
         sink.dropped(seq, why);
+    }
+    counters.passed.fetch_add(passed_count, Relaxed);
+    let failed = span.packets.len() as u64 - passed_count;
+    counters.invalid_signature.fetch_add(failed, Relaxed);
+    if sink_errors > 0 {
+        counters.sink_errors.fetch_add(sink_errors, Relaxed);
     }
 }

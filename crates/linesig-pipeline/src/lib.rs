@@ -231,13 +231,15 @@ pub fn run<S: Source, K: Sink>(
             std::thread::Builder::new()
                 .name(format!("linesig-verify-{i}"))
                 .spawn_scoped(s, move || {
+                    // Counted even if the tile panics, so the reporting loop below ends
+                    // and the scope passes the panic on.
+                    let _done = Finished(tiles_done, shared.commit);
                     let cpu = stats::thread_cpu_time();
                     tile::run(shared, chunks);
                     if let (Some(start), Some(end)) = (cpu, stats::thread_cpu_time()) {
                         let used = (end - start).as_nanos() as u64;
                         shared.counters.tile_cpu_ns.fetch_add(used, Relaxed);
                     }
-                    tiles_done.fetch_add(1, Relaxed);
                 })
                 .expect("spawn a verify tile");
         }
@@ -270,6 +272,19 @@ pub fn run<S: Source, K: Sink>(
         _ => started.elapsed().as_secs_f64(),
     };
     Ok(Reporter::summary(&counters, &latency, active))
+}
+
+/// Counts a finished tile when dropped: at its end, or as a panic unwinds it (then the
+/// commit's window is abandoned too, so that no other tile waits for this one).
+struct Finished<'a, 's, K: Sink>(&'a AtomicUsize, &'a Commit<'s, K>);
+
+impl<K: Sink> Drop for Finished<'_, '_, K> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.1.abandon();
+        }
+        self.0.fetch_add(1, Relaxed);
+    }
 }
 
 /// Ingest's ends of the channels to the tiles: chunks out, spent packets back (to free).

@@ -262,6 +262,7 @@ fn add_chunk<K: Sink>(
     let packets_start = batch.packets.len();
     let dropped_start = batch.dropped.len();
     let Scratch { parsed, ranges } = scratch;
+    let mut duplicates = 0;
     for packet in chunk.packets {
         match wire::parse(&packet.data, shared.config.parse) {
             Ok(tx) => {
@@ -286,7 +287,7 @@ fn add_chunk<K: Sink>(
         let now = Instant::now();
         for (packet, h, span) in parsed.drain(..) {
             if deduper.seen_hash(h, now) {
-                counters.duplicate.fetch_add(1, Relaxed);
+                duplicates += 1;
                 if shared.log_dropped {
                     batch.dropped.push((packet.seq, Dropped::Duplicate));
                 }
@@ -301,6 +302,9 @@ fn add_chunk<K: Sink>(
             batch.packets.push(packet);
         }
         counters.dedup_resets.store(deduper.resets(), Relaxed);
+    }
+    if duplicates > 0 {
+        counters.duplicate.fetch_add(duplicates, Relaxed);
     }
     ranges.clear();
     batch.chunks.push(ChunkSpan {

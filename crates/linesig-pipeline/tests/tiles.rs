@@ -210,3 +210,43 @@ fn tiles_assemble_each_packets_verdicts_as_one_thread_does() {
         }
     }
 }
+
+/// A sink that panics mid-run (its packets in flight, the ordered commit holding later
+/// chunks) ends the run with that panic on the caller's thread; it never hangs it.
+#[test]
+fn a_panicking_sink_ends_the_run_with_its_panic() {
+    struct Explode(usize);
+    impl Sink for Explode {
+        fn pass(&mut self, _: &Packet) -> std::io::Result<()> {
+            self.0 += 1;
+            assert!(self.0 < 50, "the sink gives up");
+            Ok(())
+        }
+        fn wants_order(&self) -> bool {
+            true
+        }
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let packets: Vec<Vec<u8>> = (0..600).map(packet).collect();
+        let engine = Engine::builder().workers(3).batch_size(8).build().unwrap();
+        let config = Config {
+            batch_signatures: 16,
+            ..Config::new(engine)
+        };
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            linesig_pipeline::run(
+                &config,
+                Replay::new(packets),
+                &mut Explode(0),
+                &AtomicBool::new(false),
+                |_| {},
+            )
+        }));
+        let _ = tx.send(run.is_err());
+    });
+    let panicked = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the run ended");
+    assert!(panicked);
+}
