@@ -38,6 +38,7 @@ pub mod leansig;
 #[cfg(feature = "mldsa")]
 pub mod mldsa;
 mod scheme;
+mod table_pool;
 mod verdict;
 mod verifier;
 pub mod wire;

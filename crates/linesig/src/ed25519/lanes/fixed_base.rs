@@ -12,6 +12,8 @@
 //!
 //! Entries are affine (Z = 1, normalised with one shared inversion per table), which
 //! saves a multiplication per addition and a quarter of the memory over cached points.
+//! Tables live in huge-page-backed memory (`table_pool`): a full cache outgrows L3, and
+//! its rows are read at random.
 
 use super::point::batch_invert;
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
@@ -24,6 +26,7 @@ use crate::ed25519::policy::Rules;
 use crate::ed25519::sha512::LaneWords;
 use crate::ed25519::{precheck_key, UnitEntry};
 use crate::key_cache::{KeyCache, Lookup, Table};
+use crate::table_pool::PooledSlice;
 use crate::verdict::Verdict;
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use std::ops::Range;
@@ -40,7 +43,7 @@ const BASE_POSITIONS: usize = 32;
 /// One lane's [d·2^(w·j)]P for positions j and digits d ∈ 0..=2^(w−1) (d = 0: the
 /// identity), position-major.
 pub(crate) struct FixedBaseTable<F: LaneField> {
-    rows: Box<[AffineLimbs<F>]>,
+    rows: PooledSlice<AffineLimbs<F>>,
     per_position: usize,
 }
 
@@ -102,7 +105,7 @@ fn build<F: LaneField>(
     }
     rows.into_iter()
         .map(|r| FixedBaseTable {
-            rows: r.into_boxed_slice(),
+            rows: PooledSlice::copy_of(&r),
             per_position: half + 1,
         })
         .collect()
