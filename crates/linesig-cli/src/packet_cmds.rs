@@ -30,19 +30,19 @@ pub struct PipelineArgs {
     /// Worker threads for verification (default: all cores).
     #[arg(long, value_parser = crate::parse_workers)]
     workers: Option<usize>,
-    /// Most signatures per verify batch.
+    /// Most signatures per verify batch (each verify tile's).
     #[arg(long, default_value_t = 1024)]
     batch: usize,
     /// MiB for the hot-key cache (0: off): fee payers and other keys that keep
     /// signing earn fixed-base tables that make their verifications cheaper.
     #[arg(long, default_value_t = 64, value_parser = crate::parse_mib)]
     key_cache_mb: usize,
-    /// Longest a batch is held back to fill while the verifier is idle, in microseconds.
-    /// 0 hands it over at once; while the verifier is busy a batch grows anyway (up to
-    /// --batch), so high load still gets full batches.
+    /// Longest a verify tile holds its batch back to fill once the queue is dry, in
+    /// microseconds. 0 verifies at once; while packets keep coming a batch grows anyway
+    /// (up to --batch), so high load still gets full batches.
     #[arg(long, default_value_t = 0)]
     max_wait_us: u64,
-    /// Packets the parse queue holds before ingest sheds load (under overload this
+    /// Packets the queue to the verify tiles holds before ingest sheds load (under overload this
     /// queue is the latency: at ~16k packets/s, 4096 packets ≈ 250 ms).
     #[arg(long, default_value_t = 4096)]
     queue: usize,

@@ -24,7 +24,8 @@
 //! A packet passes only if every one of its signatures is valid under the engine's
 //! Ed25519 policy. Ed25519 precompile signatures (with [`ParseOptions::precompile`]) are
 //! a consensus rule apart: Agave verifies them with `verify_strict` whatever the
-//! transaction policy, so each tile verifies them through a `strict` sibling engine. docs/design.md §5 has the full semantics.
+//! transaction policy, so each tile verifies them through a `strict` sibling engine.
+//! docs/design.md §5 has the full semantics.
 //!
 //! An embedder's pipeline, with its own source and sink:
 //!
@@ -96,11 +97,12 @@ pub struct Config {
     pub engine: Engine,
     /// Which transaction formats parse, and whether precompile signatures are checked.
     pub parse: ParseOptions,
-    /// Most signatures per verify batch.
+    /// Most signatures per verify batch (one tile's; a batch holds whole chunks, so it
+    /// may pass this by one chunk's signatures).
     pub batch_signatures: usize,
-    /// Longest a batch is held back to fill while the verifier is idle.
+    /// Longest a tile holds its batch back to fill once the queue is dry.
     pub max_wait: Duration,
-    /// Packets the parse queue holds before a live source is shed.
+    /// Packets the queue to the tiles holds before a live source is shed.
     pub queue_packets: usize,
     /// The dedup Bloom filter's memory, false-positive target and longest lifetime.
     pub dedup_bytes: usize,
@@ -113,8 +115,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// Batches of up to 1,024 signatures handed over at once (no wait), a 4,096-packet
-    /// parse queue, a 4 MiB dedup filter (false positives 10⁻⁶, cleared at least every
+    /// Batches of up to 1,024 signatures verified as soon as the queue is dry (no wait),
+    /// a 4,096-packet queue, a 4 MiB dedup filter (false positives 10⁻⁶, cleared at least every
     /// 60 s), every transaction format, no precompile checks, no interval reports.
     pub fn new(engine: Engine) -> Config {
         Config {

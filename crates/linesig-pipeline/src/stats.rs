@@ -18,9 +18,9 @@ pub(crate) struct Counters {
     /// Packets and bytes taken off the socket or file.
     pub received: AtomicU64,
     pub received_bytes: AtomicU64,
-    /// Packets waiting for the parse stage now (a gauge).
+    /// Packets waiting for a verify tile now (a gauge).
     pub queued: AtomicU64,
-    /// Shed at ingest because the parse queue was full.
+    /// Shed at ingest because the queue to the tiles was full.
     pub overload: AtomicU64,
     /// Dropped by the kernel before ingest saw them (socket buffer overflow).
     pub kernel_dropped: AtomicU64,

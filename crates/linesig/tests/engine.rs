@@ -343,3 +343,35 @@ fn a_callers_pool_gives_the_same_verdicts() {
     assert_eq!(own.current_num_threads(), 2);
     assert_eq!(own.install(|| engine.verify(&items)), expected);
 }
+
+/// The calling thread alone (`Engine::verify_into_here`, the pipeline's verify tiles):
+/// the same verdicts for calls that fill units exactly, leave a remainder, or are
+/// shorter than one unit, and a clear error for a wrong output length.
+#[test]
+fn the_calling_thread_alone_gives_the_same_verdicts() {
+    let owned = mixed_items(500, 10);
+    let items = as_items(&owned);
+    let expected: Vec<Verdict> = items
+        .iter()
+        .map(|it| ed25519::verify(Policy::Strict, it))
+        .collect();
+    let engine = Engine::builder()
+        .workers(2)
+        .batch_size(16)
+        .key_cache(1 << 20)
+        .build()
+        .unwrap();
+    for len in [0, 1, 15, 16, 17, 33, 100, 500] {
+        let mut out = vec![Verdict::Valid; len];
+        engine.verify_into_here(&items[..len], &mut out).unwrap();
+        assert_eq!(out, expected[..len], "{len} items");
+    }
+    let mut short = vec![Verdict::Valid; 2];
+    assert!(matches!(
+        engine.verify_into_here(&items[..3], &mut short),
+        Err(Error::OutputLength {
+            expected: 3,
+            got: 2
+        })
+    ));
+}

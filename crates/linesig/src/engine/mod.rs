@@ -178,6 +178,18 @@ fn choose_backend(scheme: Scheme, forced: Option<Backend>, isa: Isa) -> Result<B
     })
 }
 
+/// A caller's verdict slice must have one slot per item.
+fn check_output_len(items: usize, out: usize) -> Result<(), Error> {
+    if out == items {
+        Ok(())
+    } else {
+        Err(Error::OutputLength {
+            expected: items,
+            got: out,
+        })
+    }
+}
+
 /// The most worker threads a pool may have. No CPU this serves has more hardware
 /// threads, and a pool is started thread by thread: rayon would silently cap a larger
 /// request at 65,535, which on a small machine takes minutes to start and looks hung.
@@ -315,32 +327,22 @@ impl Engine {
         items: &S,
         out: &mut [Verdict],
     ) -> Result<(), Error> {
-        if out.len() != items.len() {
-            return Err(Error::OutputLength {
-                expected: items.len(),
-                got: out.len(),
-            });
-        }
+        check_output_len(items.len(), out.len())?;
         self.run_on(pool, items, out, &|_| {});
         Ok(())
     }
 
     /// As [`Engine::verify_into`], on the calling thread alone, in equal units of at most
-    /// the engine's batch size: for an embedder that runs one verifying thread per core itself (the
-    /// packet pipeline's verify tiles), so that no call waits for a unit on another
-    /// thread and no thread waits for another's call. The engine's key cache is shared as
-    /// in every call.
+    /// the engine's batch size: for an embedder that runs one verifying thread per core
+    /// itself (the packet pipeline's verify tiles), so that no call waits for a unit on
+    /// another thread and no thread waits for another's call. The engine's key cache is
+    /// shared as in every call.
     pub fn verify_into_here<S: ItemSource + ?Sized>(
         &self,
         items: &S,
         out: &mut [Verdict],
     ) -> Result<(), Error> {
-        if out.len() != items.len() {
-            return Err(Error::OutputLength {
-                expected: items.len(),
-                got: out.len(),
-            });
-        }
+        check_output_len(items.len(), out.len())?;
         // Equal units, not full ones and a remainder: a call of 1,050 items runs as two
         // of 525, not 512, 512 and 26 (a unit's fixed costs, such as one shared inversion,
         // would fall on 26 signatures).
