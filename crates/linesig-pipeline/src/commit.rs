@@ -61,6 +61,11 @@ impl<'a, K: Sink> Commit<'a, K> {
         self.in_flight.load(Relaxed) >= self.window && !self.abandoned.load(Relaxed)
     }
 
+    /// Whether a tile died with packets in flight.
+    pub fn abandoned(&self) -> bool {
+        self.abandoned.load(Relaxed)
+    }
+
     /// A tile is unwinding from a panic: stop anyone waiting on the window.
     pub fn abandon(&self) {
         self.abandoned.store(true, Relaxed);

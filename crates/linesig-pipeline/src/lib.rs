@@ -194,7 +194,7 @@ pub fn run<S: Source, K: Sink>(
     let (spent_tx, spent_rx) = bounded::<Vec<Packet>>(4 * tiles);
     let deduper = Deduper::new(config.dedup_bytes, config.dedup_fp_rate, config.dedup_reset);
     let dedup_keys = deduper.keys().clone();
-    let deduper = Mutex::new(deduper);
+    let deduper = tile::OrderedDedup::new(deduper);
     let log_dropped = sink.wants_dropped();
     // Two batches per tile in flight: one being verified, one waiting for an earlier chunk.
     let window = 2 * tiles * (config.batch_signatures.max(CHUNK) + CHUNK);

@@ -16,7 +16,7 @@ use linesig::wire::{self, ItemRanges, ParseOptions};
 use linesig::{Engine, Item, ItemSource, Policy, Reject, Scheme, Verdict};
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Packets as ingest queues them; `number` counts the chunks that entered the queue, from
@@ -173,6 +173,48 @@ impl<'a> Verifier<'a> {
     }
 }
 
+/// The shared filter, taken in chunk order: a packet repeated in a later chunk is the
+/// duplicate even when another tile reaches that chunk first (the first arrival wins, as
+/// it did with one parse thread). A tile takes a chunk and dedups it at once, so the
+/// chunk before is always on its way; the wait is about one chunk's parsing.
+pub(crate) struct OrderedDedup {
+    /// The filter, and the number of the next chunk whose turn it is.
+    state: Mutex<(Deduper, u64)>,
+    turn: Condvar,
+}
+
+impl OrderedDedup {
+    pub fn new(filter: Deduper) -> Self {
+        OrderedDedup {
+            state: Mutex::new((filter, 0)),
+            turn: Condvar::new(),
+        }
+    }
+
+    /// Run `f` on the filter once every chunk before `number` has had its turn, or at
+    /// once if a tile died (`abandoned`), which could leave a turn untaken.
+    fn in_turn<R>(
+        &self,
+        number: u64,
+        abandoned: impl Fn() -> bool,
+        f: impl FnOnce(&mut Deduper) -> R,
+    ) -> R {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while state.1 < number && !abandoned() {
+            state = self
+                .turn
+                .wait_timeout(state, Duration::from_millis(10))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        let result = f(&mut state.0);
+        state.1 = state.1.max(number + 1);
+        drop(state);
+        self.turn.notify_all();
+        result
+    }
+}
+
 /// Most drop-log entries one batch carries: a flood of malformed packets with a logging
 /// sink must not grow a batch without bound.
 const DROPPED_LOG_MAX: usize = 4096;
@@ -181,7 +223,7 @@ const DROPPED_LOG_MAX: usize = 4096;
 pub(crate) struct Shared<'a, 's, K> {
     pub config: &'a Config,
     pub verifier: &'a Verifier<'a>,
-    pub deduper: &'a Mutex<Deduper>,
+    pub deduper: &'a OrderedDedup,
     /// The filter's hash keys, so that tiles hash packets outside its lock.
     pub dedup_keys: ahash::RandomState,
     pub counters: &'a Counters,
@@ -248,7 +290,7 @@ struct Scratch {
 }
 
 /// Parse and dedup one chunk into the batch. The packets' keyed hashes are computed
-/// before the filter's lock, which is taken once per chunk.
+/// before the filter's lock, which is taken once per chunk, in chunk order.
 fn add_chunk<K: Sink>(
     shared: &Shared<'_, '_, K>,
     batch: &mut Batch,
@@ -281,8 +323,9 @@ fn add_chunk<K: Sink>(
             }
         }
     }
-    if !parsed.is_empty() {
-        let mut deduper = shared.deduper.lock().unwrap();
+    // Every chunk takes its turn, even one with nothing to dedup, so the next can.
+    let abandoned = || shared.commit.abandoned();
+    shared.deduper.in_turn(chunk.number, abandoned, |deduper| {
         parsed.iter().for_each(|&(_, h, _)| deduper.prefetch(h));
         let now = Instant::now();
         for (packet, h, span) in parsed.drain(..) {
@@ -302,7 +345,7 @@ fn add_chunk<K: Sink>(
             batch.packets.push(packet);
         }
         counters.dedup_resets.store(deduper.resets(), Relaxed);
-    }
+    });
     if duplicates > 0 {
         counters.duplicate.fetch_add(duplicates, Relaxed);
     }

@@ -250,3 +250,83 @@ fn a_panicking_sink_ends_the_run_with_its_panic() {
         .expect("the run ended");
     assert!(panicked);
 }
+
+/// Hands out its packets two at a time: many small chunks, so tiles interleave finely.
+struct Trickle(std::collections::VecDeque<Vec<u8>>);
+
+impl linesig_pipeline::Source for Trickle {
+    fn is_live(&self) -> bool {
+        false
+    }
+    fn receive(
+        &mut self,
+        max: usize,
+        out: &mut Vec<Vec<u8>>,
+    ) -> std::io::Result<linesig_pipeline::SourceState> {
+        out.extend((0..max.min(2)).map_while(|_| self.0.pop_front()));
+        Ok(match self.0.is_empty() {
+            true => linesig_pipeline::SourceState::Exhausted,
+            false => linesig_pipeline::SourceState::Open,
+        })
+    }
+}
+
+/// Every packet sent twice, the copy a few chunks later: whichever tile reaches which
+/// chunk first, the first arrival passes and the later copy is the duplicate.
+#[test]
+fn the_first_arrival_wins_whichever_tile_dedups_first() {
+    struct Drops(Vec<u64>, Vec<u64>);
+    impl Sink for Drops {
+        fn pass(&mut self, p: &Packet) -> std::io::Result<()> {
+            self.0.push(p.seq);
+            Ok(())
+        }
+        fn wants_dropped(&self) -> bool {
+            true
+        }
+        fn dropped(&mut self, seq: u64, why: linesig_pipeline::Dropped) {
+            assert_eq!(why, linesig_pipeline::Dropped::Duplicate);
+            self.1.push(seq);
+        }
+    }
+    // Originals 0..150 (only those that verify), each copied 5 places later.
+    let originals: Vec<Vec<u8>> = (0..600)
+        .map(packet)
+        .enumerate()
+        .filter(|(i, _)| i % 3 != 0 && i % 8 != 0)
+        .map(|(_, p)| p)
+        .take(150)
+        .collect();
+    let mut order: Vec<(usize, bool)> = Vec::new();
+    for i in 0..originals.len() + 5 {
+        if i < originals.len() {
+            order.push((i, false));
+        }
+        if i >= 5 {
+            order.push((i - 5, true));
+        }
+    }
+    let packets: Vec<Vec<u8>> = order.iter().map(|&(i, _)| originals[i].clone()).collect();
+    let copies: Vec<u64> = (0..order.len() as u64)
+        .filter(|&s| order[s as usize].1)
+        .collect();
+    let engine = Engine::builder().workers(4).batch_size(4).build().unwrap();
+    let config = Config {
+        batch_signatures: 8,
+        ..Config::new(engine)
+    };
+    for _ in 0..10 {
+        let mut sink = Drops(Vec::new(), Vec::new());
+        linesig_pipeline::run(
+            &config,
+            Trickle(packets.clone().into()),
+            &mut sink,
+            &AtomicBool::new(false),
+            |_| {},
+        )
+        .unwrap();
+        sink.1.sort();
+        assert_eq!(sink.1, copies);
+        assert_eq!(sink.0.len(), originals.len());
+    }
+}
