@@ -305,24 +305,34 @@ fn a_sibling_shares_the_pool_and_keeps_its_own_policy() {
 /// A caller's pool: one call run on it (`Engine::verify_into_on`), from outside the pool
 /// and from inside it, and the caller's own work on the engine's (`Engine::thread_pool`),
 /// with the same verdicts as on the engine's own workers.
-#[test]
-fn a_callers_pool_gives_the_same_verdicts() {
-    let owned = mixed_items(500, 10);
-    let items = as_items(&owned);
-    let expected: Vec<Verdict> = items
-        .iter()
-        .map(|it| ed25519::verify(Policy::Strict, it))
-        .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
-    let engine = Engine::builder()
+/// A strict engine of two workers, units of 16 and a small key cache.
+fn small_cached_engine() -> Engine {
+    Engine::builder()
         .workers(2)
         .batch_size(16)
         .key_cache(1 << 20)
         .build()
+        .unwrap()
+}
+
+/// The reference path's strict verdicts, one per item.
+fn strict_reference(items: &[Item<'_>]) -> Vec<Verdict> {
+    items
+        .iter()
+        .map(|it| ed25519::verify(Policy::Strict, it))
+        .collect()
+}
+
+#[test]
+fn a_callers_pool_gives_the_same_verdicts() {
+    let owned = mixed_items(500, 10);
+    let items = as_items(&owned);
+    let expected = strict_reference(&items);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
         .unwrap();
+    let engine = small_cached_engine();
     for len in [0, 1, 2, 3, 100, 500] {
         let mut out = vec![Verdict::Valid; len];
         engine
@@ -351,16 +361,8 @@ fn a_callers_pool_gives_the_same_verdicts() {
 fn the_calling_thread_alone_gives_the_same_verdicts() {
     let owned = mixed_items(500, 10);
     let items = as_items(&owned);
-    let expected: Vec<Verdict> = items
-        .iter()
-        .map(|it| ed25519::verify(Policy::Strict, it))
-        .collect();
-    let engine = Engine::builder()
-        .workers(2)
-        .batch_size(16)
-        .key_cache(1 << 20)
-        .build()
-        .unwrap();
+    let expected = strict_reference(&items);
+    let engine = small_cached_engine();
     for len in [0, 1, 15, 16, 17, 33, 100, 500] {
         let mut out = vec![Verdict::Valid; len];
         engine.verify_into_here(&items[..len], &mut out).unwrap();
