@@ -632,6 +632,9 @@ fn cache_report(
     let timed = KeyCacheStats {
         hit_signatures: s.hit_signatures - warm.hit_signatures,
         miss_signatures: s.miss_signatures - warm.miss_signatures,
+        admissions: s.admissions - warm.admissions,
+        evictions: s.evictions - warm.evictions,
+        refused: s.refused - warm.refused,
         ..s
     };
     KeyCacheReport {
@@ -641,9 +644,9 @@ fn cache_report(
         max_entries: s.max_entries,
         table_bytes: s.table_bytes,
         hit_rate: timed.hit_rate(),
-        admissions: s.admissions - warm.admissions,
-        evictions: s.evictions - warm.evictions,
-        refused: s.refused - warm.refused,
+        admissions: timed.admissions,
+        evictions: timed.evictions,
+        refused: timed.refused,
         warm_up_admissions: warm.admissions,
         process_rss_bytes: rss,
         process_peak_rss_bytes: peak,

@@ -193,7 +193,6 @@ pub fn run<S: Source, K: Sink>(
     let tiles = config.engine.workers().max(1);
     let (spent_tx, spent_rx) = bounded::<Vec<Packet>>(4 * tiles);
     let deduper = Deduper::new(config.dedup_bytes, config.dedup_fp_rate, config.dedup_reset);
-    let dedup_keys = deduper.keys().clone();
     let deduper = tile::OrderedDedup::new(deduper);
     let log_dropped = sink.wants_dropped();
     // Two batches per tile in flight: one being verified, one waiting for an earlier chunk.
@@ -206,7 +205,6 @@ pub fn run<S: Source, K: Sink>(
         config,
         verifier: &verifier,
         deduper: &deduper,
-        dedup_keys,
         counters: &counters,
         latency: &latency,
         last_verdict: &last_verdict,

@@ -181,14 +181,22 @@ pub(crate) struct OrderedDedup {
     /// The filter, and the number of the next chunk whose turn it is.
     state: Mutex<(Deduper, u64)>,
     turn: Condvar,
+    /// The filter's hash keys, so that tiles hash packets outside its lock.
+    keys: ahash::RandomState,
 }
 
 impl OrderedDedup {
     pub fn new(filter: Deduper) -> Self {
         OrderedDedup {
+            keys: filter.keys().clone(),
             state: Mutex::new((filter, 0)),
             turn: Condvar::new(),
         }
+    }
+
+    /// The packet's hash as the filter takes it ([`Deduper::seen_hash`]), without its lock.
+    fn hash(&self, packet: &[u8]) -> u64 {
+        self.keys.hash_one(packet)
     }
 
     /// Run `f` on the filter once every chunk before `number` has had its turn, or at
@@ -224,8 +232,6 @@ pub(crate) struct Shared<'a, 's, K> {
     pub config: &'a Config,
     pub verifier: &'a Verifier<'a>,
     pub deduper: &'a OrderedDedup,
-    /// The filter's hash keys, so that tiles hash packets outside its lock.
-    pub dedup_keys: ahash::RandomState,
     pub counters: &'a Counters,
     pub latency: &'a Mutex<Latency>,
     pub last_verdict: &'a Mutex<Option<Instant>>,
@@ -254,18 +260,13 @@ pub(crate) fn run<K: Sink>(shared: &Shared<'_, '_, K>, chunks: Receiver<Chunk>) 
             shared.commit.wait_for_room();
             chunks.recv().map_err(|_| TryRecvError::Disconnected)
         } else {
-            match chunks.try_recv() {
-                Err(TryRecvError::Empty) => {
-                    // The queue is dry: verify now, unless the oldest packet may still
-                    // wait for company (`max_wait`).
-                    let waited = batch.oldest.map_or(Duration::ZERO, |t| t.elapsed());
-                    match chunks.recv_timeout(config.max_wait.saturating_sub(waited)) {
-                        Ok(chunk) => Ok(chunk),
-                        Err(RecvTimeoutError::Timeout) => Err(TryRecvError::Empty),
-                        Err(RecvTimeoutError::Disconnected) => Err(TryRecvError::Disconnected),
-                    }
-                }
-                other => other,
+            // Take what is queued; once the queue is dry, verify, unless the oldest
+            // packet may still wait for company (`max_wait`; a zero wait only looks).
+            let waited = batch.oldest.map_or(Duration::ZERO, |t| t.elapsed());
+            match chunks.recv_timeout(config.max_wait.saturating_sub(waited)) {
+                Ok(chunk) => Ok(chunk),
+                Err(RecvTimeoutError::Timeout) => Err(TryRecvError::Empty),
+                Err(RecvTimeoutError::Disconnected) => Err(TryRecvError::Disconnected),
             }
         };
         match next {
@@ -310,7 +311,7 @@ fn add_chunk<K: Sink>(
             Ok(tx) => {
                 let start = ranges.len();
                 ranges.extend(tx.item_ranges());
-                let h = shared.dedup_keys.hash_one(&packet.data[..]);
+                let h = shared.deduper.hash(&packet.data);
                 parsed.push((packet, h, start..ranges.len()));
             }
             Err(e) => {
