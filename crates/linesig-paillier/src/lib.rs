@@ -48,8 +48,8 @@ mod pool;
 
 pub use fixed_base::FixedBaseTable;
 pub use keys::{generate_keypair, PrivateKey, PublicKey};
-pub use linesig::UnknownName;
-pub use pool::{Pool, GROUP, PADDED_TAIL_FROM};
+pub use linesig_simd::UnknownName;
+pub use pool::{Pool, GROUP, MAX_WORKERS, PADDED_TAIL_FROM};
 pub use rug::Integer;
 
 use rand::{CryptoRng, RngCore};

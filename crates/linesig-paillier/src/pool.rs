@@ -41,8 +41,12 @@ impl std::fmt::Debug for Pool {
     }
 }
 
+/// The most threads a pool runs: the same cap as linesig's engine, more than any machine
+/// has cores, so a typo such as 10000 is refused instead of spawning them.
+pub const MAX_WORKERS: usize = 1024;
+
 impl Pool {
-    /// A pool of `workers` threads (1 to [`linesig::MAX_WORKERS`]) on the best kernel this CPU has
+    /// A pool of `workers` threads (1 to [`MAX_WORKERS`]) on the best kernel this CPU has
     /// ([`Kernel::best`]).
     pub fn new(workers: usize) -> Result<Self, Error> {
         Pool::with_kernel(workers, Kernel::best())
@@ -57,10 +61,10 @@ impl Pool {
         if workers == 0 {
             return Err(Error::ZeroWorkers);
         }
-        if workers > linesig::MAX_WORKERS {
+        if workers > MAX_WORKERS {
             return Err(Error::TooManyWorkers {
                 requested: workers,
-                max: linesig::MAX_WORKERS,
+                max: MAX_WORKERS,
             });
         }
         let pool = rayon::ThreadPoolBuilder::new()

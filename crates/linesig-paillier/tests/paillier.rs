@@ -442,10 +442,10 @@ fn every_error_is_typed() {
     );
     assert_eq!(Pool::new(0).unwrap_err(), Error::ZeroWorkers);
     assert_eq!(
-        Pool::new(linesig::MAX_WORKERS + 1).unwrap_err(),
+        Pool::new(linesig_paillier::MAX_WORKERS + 1).unwrap_err(),
         Error::TooManyWorkers {
-            requested: linesig::MAX_WORKERS + 1,
-            max: linesig::MAX_WORKERS
+            requested: linesig_paillier::MAX_WORKERS + 1,
+            max: linesig_paillier::MAX_WORKERS
         }
     );
 

@@ -8,7 +8,7 @@
 
 use crate::backend::Backend;
 pub use crate::backend::UnknownBackend;
-use crate::cpu::Isa;
+use linesig_simd::cpu::Isa;
 
 /// What can go wrong before verification starts. Bad *items* are never an error: they
 /// get an `Invalid` verdict.
@@ -53,27 +53,7 @@ pub enum Error {
     KeyCacheTooSmall { bytes: usize, table_bytes: usize },
 }
 
-/// A name no value of its kind has: a scheme, an ML-DSA parameter set, a leanSig
-/// instance (and, in the sibling crates, a Paillier mode or kernel).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {kind} '{name}' (available: {available})")]
-pub struct UnknownName {
-    /// What was being named ("scheme", "ML-DSA parameter set", …).
-    pub kind: &'static str,
-    pub name: String,
-    /// The names that would have been accepted, comma-separated.
-    pub available: &'static str,
-}
-
-impl UnknownName {
-    pub fn new(kind: &'static str, name: &str, available: &'static str) -> UnknownName {
-        UnknownName {
-            kind,
-            name: name.to_string(),
-            available,
-        }
-    }
-}
+pub use linesig_simd::UnknownName;
 
 /// An Ed25519 policy name that does not exist.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -22,11 +22,13 @@
 //! Ed25519 acceptance is bit-for-bit that of the chain's reference for the chosen
 //! [`Policy`]; see [`ed25519`] and docs/design.md §3 (the policies, exactly).
 
-// Layers, each importing only from those above it: `cpu`, `verdict`, `backend` →
-// `error`, `item` → `grouping`, `key_cache`, `verifier` → the schemes (`ed25519`,
-// `mldsa`, `leansig`), `wire` → `scheme` → `engine`.
+// Below every module here: the linesig-simd crate (CPU detection, ISA paths).
+//
+// Layers, each importing only from those above it (`tests/layers.rs` checks this
+// order): `verdict`, `backend`, `table_pool` → `error` → `item` → `grouping`,
+// `key_cache` → `verifier` → `ed25519`, `mldsa`, `leansig`, `wire` → `scheme` →
+// `engine`.
 mod backend;
-pub mod cpu;
 pub mod ed25519;
 mod engine;
 mod error;
@@ -49,6 +51,8 @@ pub use engine::{available_cores, Engine, EngineBuilder, DEFAULT_BATCH_SIZE, MAX
 pub use error::{Error, PolicyNotApplicable, UnknownBackend, UnknownName, UnknownPolicy};
 pub use item::{Item, ItemBatch, ItemSource, ItemSpans, Span};
 pub use key_cache::KeyCacheStats;
+/// What this CPU runs: linesig-simd's detection, re-exported.
+pub use linesig_simd::cpu;
 pub use scheme::Scheme;
 pub use verdict::{Reject, Verdict};
 

@@ -4,7 +4,6 @@
 //! [`Backend`] (features, lanes, default, description).
 
 use crate::backend::Backend;
-use crate::cpu::{Feature, Isa};
 use crate::ed25519::Policy;
 use crate::error::{PolicyNotApplicable, UnknownName};
 use crate::item::Item;
@@ -14,6 +13,7 @@ use crate::leansig;
 use crate::mldsa;
 use crate::verdict::Verdict;
 use crate::verifier::SchemeVerifier;
+use linesig_simd::Isa;
 use std::sync::Mutex;
 
 /// `$body` with `$v` bound to `$scheme`'s parameter value: an Ed25519 [`Policy`], an
@@ -117,20 +117,12 @@ impl Default for Scheme {
 }
 
 impl Backend {
-    /// The CPU features `scheme` needs on this backend (empty for `reference`), or
+    /// The CPU features `scheme` needs on this backend (none for `reference`), or
     /// `None` where this build has no such path (a SIMD backend off x86-64). These are the
-    /// constants the kernels themselves check, so the engine's answer is theirs.
-    pub fn required_features(self, scheme: Scheme) -> Option<&'static [Feature]> {
-        fn of<V: SchemeVerifier>(_: V, backend: Backend) -> Option<&'static [Feature]> {
-            match backend {
-                Backend::Reference => Some(&[]),
-                #[cfg(target_arch = "x86_64")]
-                Backend::Ifma => Some(V::AVX512_FEATURES),
-                #[cfg(target_arch = "x86_64")]
-                Backend::Avx2 => Some(V::AVX2_FEATURES),
-                #[cfg(not(target_arch = "x86_64"))]
-                Backend::Ifma | Backend::Avx2 => None,
-            }
+    /// guards the kernels themselves check, so the engine's answer is theirs.
+    pub fn required_features(self, scheme: Scheme) -> Option<Isa> {
+        fn of<V: SchemeVerifier>(_: V, backend: Backend) -> Option<Isa> {
+            V::required_features(backend)
         }
         dispatch!(scheme, v => of(v, self))
     }
@@ -138,7 +130,7 @@ impl Backend {
     /// Whether a CPU with `isa` can run `scheme` on this backend.
     pub fn runs_on(self, scheme: Scheme, isa: Isa) -> bool {
         self.required_features(scheme)
-            .is_some_and(|features| isa.has_all(features))
+            .is_some_and(|features| isa.contains(features))
     }
 
     /// Whether this CPU can run `scheme` on this backend.
@@ -208,21 +200,17 @@ impl Backend {
     /// (Ed25519: `ifma`, and elsewhere [`Backend::best_among`] times `avx2` against
     /// `reference`; ML-DSA and leanSig: the AVX-512 lanes, then `avx2`).
     pub fn best_on(scheme: Scheme, isa: Isa) -> Backend {
-        fn preference<V: SchemeVerifier>(_: V) -> &'static [Backend] {
-            V::PREFERENCE
+        fn listed<V: SchemeVerifier>(_: V, isa: Isa) -> Backend {
+            V::best_listed(isa)
         }
-        dispatch!(scheme, v => preference(v))
-            .iter()
-            .copied()
-            .find(|backend| backend.runs_on(scheme, isa))
-            .unwrap_or(Backend::Reference)
+        dispatch!(scheme, v => listed(v, isa))
     }
 }
 
 #[cfg(all(test, target_arch = "x86_64", feature = "mldsa", feature = "leansig"))]
 mod tests {
     use super::*;
-    use crate::cpu::Feature;
+    use linesig_simd::cpu::Feature;
 
     const ED25519: Scheme = Scheme::Ed25519(Policy::Strict);
     const MLDSA: Scheme = Scheme::MlDsa(mldsa::ParameterSet::MlDsa44);

@@ -6,19 +6,18 @@
 //! This module sits below the schemes and names none of them.
 
 use crate::backend::Backend;
-#[cfg(target_arch = "x86_64")]
-use crate::cpu::Feature;
 use crate::item::{Item, ItemSource};
 use crate::key_cache::KeyCache;
 use crate::verdict::Verdict;
+use linesig_simd::Isa;
 
 pub(crate) trait SchemeVerifier: Copy {
-    /// The CPU features of the scheme's AVX-512 and AVX2 paths: the constants the kernels
-    /// themselves check before running.
+    /// The CPU features of the scheme's AVX-512 and AVX2 paths: the `FEATURES` of their
+    /// `isa_path!` modules, which the kernels themselves check before running.
     #[cfg(target_arch = "x86_64")]
-    const AVX512_FEATURES: &'static [Feature];
+    const AVX512_FEATURES: Isa;
     #[cfg(target_arch = "x86_64")]
-    const AVX2_FEATURES: &'static [Feature];
+    const AVX2_FEATURES: Isa;
 
     /// Signatures one vector carries on the AVX-512 and AVX2 paths: what the engine's
     /// `lanes` option limits (1 where one signature spans the lanes).
@@ -28,6 +27,29 @@ pub(crate) trait SchemeVerifier: Copy {
     /// The SIMD backends from the fastest measured down: an engine's default is the first
     /// one the CPU runs, else `reference`. The measurements are cited at the impls.
     const PREFERENCE: &'static [Backend];
+
+    /// The CPU features `backend` needs for this scheme (none for `reference`), or `None`
+    /// where this build has no such path (a SIMD backend off x86-64).
+    fn required_features(backend: Backend) -> Option<Isa> {
+        match backend {
+            Backend::Reference => Some(Isa::PORTABLE),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Ifma => Some(Self::AVX512_FEATURES),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => Some(Self::AVX2_FEATURES),
+            #[cfg(not(target_arch = "x86_64"))]
+            Backend::Ifma | Backend::Avx2 => None,
+        }
+    }
+
+    /// The first of `PREFERENCE` a CPU with `isa` runs, else `reference`.
+    fn best_listed(isa: Isa) -> Backend {
+        Self::PREFERENCE
+            .iter()
+            .copied()
+            .find(|&backend| Self::required_features(backend).is_some_and(|f| isa.contains(f)))
+            .unwrap_or(Backend::Reference)
+    }
 
     /// Where none of `PREFERENCE` runs: the fastest of `candidates` (the other backends
     /// this CPU runs, `reference` among them) as measured here, for a scheme whose order

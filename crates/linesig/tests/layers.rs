@@ -1,21 +1,80 @@
-//! The crate's top-level modules form layers with no import cycle: each module's
-//! non-test source names (through `crate::…` / `$crate::…` paths, root re-exports
-//! resolved to their module) only modules of lower layers or its own. A new import that
-//! closes a cycle fails here with the cycle it closes.
+//! The crate's top-level modules form the layers `lib.rs` states: each module's non-test
+//! source names (through `crate::…` / `$crate::…` paths, root re-exports resolved to
+//! their module) only modules of layers above its own in that list, so there is no
+//! import cycle. A new import against the order fails here with the edge it adds.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 
-/// A file's text before its first `#[cfg(test)]`-style block (tests sit at the bottom).
-fn non_test(text: &str) -> &str {
-    let cut = ["#[cfg(test)]", "#[cfg(all(test"]
-        .iter()
-        .filter_map(|marker| text.find(marker))
-        .min()
-        .unwrap_or(text.len());
-    &text[..cut]
+/// `text` without its test-only items: each item under `#[cfg(test)]` or
+/// `#[cfg(all(test, …))]`, up to its `;` or its matching closing brace. Code after a test
+/// module (an `aggregate/mod.rs` declares its tests above its imports) is kept.
+fn non_test(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let next = ["#[cfg(test)]", "#[cfg(all(test"]
+            .iter()
+            .filter_map(|marker| rest.find(marker))
+            .min();
+        let Some(at) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..at]);
+        rest = &rest[item_end(&rest[at..]) + at..];
+    }
+}
+
+/// The length of the item that starts with the attribute at the start of `text`: up to
+/// a `;` that comes before any brace, or to the brace that closes the first one. Braces
+/// inside character literals (`'{'`) are skipped; those in strings come in pairs.
+fn item_end(text: &str) -> usize {
+    let body = text.find(']').map_or(0, |close| close + 1);
+    let mut depth = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = body;
+    while i < bytes.len() {
+        match bytes[i] {
+            b';' if depth == 0 => return i + 1,
+            b'\'' if bytes.get(i + 2) == Some(&b'\'') => i += 2,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    text.len()
+}
+
+/// The layers `lib.rs` states in its `// Layers, …` comment, top first: groups of
+/// backticked module names separated by `→`.
+fn stated_layers(lib: &str) -> Vec<BTreeSet<String>> {
+    let comment: String = lib
+        .lines()
+        .skip_while(|line| !line.starts_with("// Layers"))
+        .take_while(|line| line.starts_with("//"))
+        .map(|line| line.trim_start_matches('/').trim().to_string() + " ")
+        .collect();
+    let statement = comment.split_once(':').map_or("", |(_, list)| list);
+    statement
+        .split('→')
+        .map(|group| {
+            group
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
 }
 
 /// Every `.rs` file under `path` (or `path` itself).
@@ -69,8 +128,8 @@ fn root_reexports(lib: &str) -> BTreeMap<String, String> {
     map
 }
 
-#[test]
-fn top_level_modules_have_no_import_cycle() {
+/// Each top-level module → the top-level modules its non-test source imports.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
     let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).unwrap();
     let reexports = root_reexports(&lib);
     let mut modules: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -92,7 +151,7 @@ fn top_level_modules_have_no_import_cycle() {
         };
         for file in files(&path) {
             let text = std::fs::read_to_string(&file).unwrap();
-            for used in crate_paths(non_test(&text)) {
+            for used in crate_paths(&non_test(&text)) {
                 let module = reexports.get(&used).cloned().unwrap_or(used);
                 if names.contains(&module) && module != *name {
                     deps.insert(module);
@@ -100,6 +159,12 @@ fn top_level_modules_have_no_import_cycle() {
             }
         }
     }
+    modules
+}
+
+#[test]
+fn top_level_modules_have_no_import_cycle() {
+    let modules = imports();
     // Peel off modules whose dependencies are all peeled: what is left is in a cycle.
     let mut placed: BTreeSet<String> = BTreeSet::new();
     loop {
@@ -124,4 +189,53 @@ fn top_level_modules_have_no_import_cycle() {
     // The scan must see the imports that exist, or it proves nothing.
     assert!(modules["engine"].contains("scheme"), "{modules:#?}");
     assert!(modules["ed25519"].contains("verifier"), "{modules:#?}");
+}
+
+/// Every module is in exactly one layer of `lib.rs`'s statement, and imports only from
+/// layers above its own.
+#[test]
+fn imports_follow_the_layers_lib_rs_states() {
+    let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).unwrap();
+    let layers = stated_layers(&lib);
+    assert!(layers.len() >= 5, "lib.rs states no layers: {layers:?}");
+    let layer_of = |module: &str| -> usize {
+        let found: Vec<usize> = (0..layers.len())
+            .filter(|&i| layers[i].contains(module))
+            .collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "`{module}` in layers {found:?} of lib.rs's statement"
+        );
+        found[0]
+    };
+    let modules = imports();
+    let mut against = Vec::new();
+    for (module, deps) in &modules {
+        let own = layer_of(module);
+        for dep in deps {
+            if layer_of(dep) >= own {
+                against.push(format!(
+                    "{module} (layer {own}) imports {dep} (layer {})",
+                    layer_of(dep)
+                ));
+            }
+        }
+    }
+    assert!(
+        against.is_empty(),
+        "imports against lib.rs's layers: {against:#?}"
+    );
+}
+
+/// The test-item stripping keeps what follows a test module and drops only the test.
+#[test]
+fn stripping_tests_keeps_the_code_after_them() {
+    let text = "mod a;\n#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod inline { use crate::x; fn f() { let c = '}'; } }\nuse crate::scheme;\n#[cfg(all(test, feature = \"y\"))]\nuse crate::z;\nfn g() {}\n";
+    let kept = non_test(text);
+    assert_eq!(crate_paths(&kept), ["scheme"], "{kept}");
+    assert!(
+        kept.contains("fn g() {}") && kept.contains("mod a;"),
+        "{kept}"
+    );
 }

@@ -2,8 +2,9 @@
 //! i; `madd52lo`/`madd52hi` are `vpmadd52luq`/`vpmadd52huq` themselves.
 //!
 //! The kernels (`power_common`, `power_fixed_base`, `to_montgomery`) run the shared code
-//! of `montgomery/mod.rs` inside functions compiled with `avx512f,avx512ifma`, so that
-//! the `#[inline(always)]` shims below inline into them as single instructions.
+//! of `montgomery/mod.rs` inside functions compiled with this path's features (one
+//! literal, `isa_path!`), so that the `#[inline(always)]` shims below inline into them
+//! as single instructions.
 //!
 //! Safety: `Ifma` values are made only by code reached from `Lanes::Ifma` (the
 //! `with_lanes!` dispatch in `mod.rs`), which asserts [`supported`] first, and the
@@ -11,14 +12,11 @@
 
 use super::{CommonExponent, FixedBase52, Lanes52, SquareModulus52, LANES};
 use core::arch::x86_64::*;
-use linesig::cpu::{Feature, Isa};
+
+linesig_simd::isa_path!("avx512f,avx512ifma");
 
 #[derive(Clone, Copy)]
 pub(crate) struct Ifma(__m512i);
-
-pub(crate) fn supported() -> bool {
-    Isa::detected().has_all(&[Feature::Avx512F, Feature::Avx512Ifma])
-}
 
 // SAFETY (every `unsafe` block in this impl): see the module note; the shims are only
 // reached after `supported()`.
@@ -89,17 +87,18 @@ impl Lanes52 for Ifma {
         factors: &[Self],
         out: &mut [Self],
     ) {
-        #[target_feature(enable = "avx512f,avx512ifma")]
-        fn kernel(
-            modulus: &SquareModulus52,
-            bases: &[Ifma],
-            exponent: &CommonExponent,
-            factors: &[Ifma],
-            out: &mut [Ifma],
-        ) {
-            super::power_common_lanes(modulus, bases, exponent, factors, out)
+        kernels! {
+            fn kernel(
+                modulus: &SquareModulus52,
+                bases: &[Ifma],
+                exponent: &CommonExponent,
+                factors: &[Ifma],
+                out: &mut [Ifma],
+            ) {
+                super::power_common_lanes(modulus, bases, exponent, factors, out)
+            }
         }
-        assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+        assert_supported();
         // SAFETY: the CPU has the features, asserted just above.
         unsafe { kernel(modulus, bases, exponent, factors, out) }
     }
@@ -110,26 +109,28 @@ impl Lanes52 for Ifma {
         factors: &[Self],
         out: &mut [Self],
     ) {
-        #[target_feature(enable = "avx512f,avx512ifma")]
-        fn kernel(
-            table: &FixedBase52,
-            digits: &[[u32; LANES]],
-            factors: &[Ifma],
-            out: &mut [Ifma],
-        ) {
-            super::power_fixed_base_lanes(table, digits, factors, out)
+        kernels! {
+            fn kernel(
+                table: &FixedBase52,
+                digits: &[[u32; LANES]],
+                factors: &[Ifma],
+                out: &mut [Ifma],
+            ) {
+                super::power_fixed_base_lanes(table, digits, factors, out)
+            }
         }
-        assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+        assert_supported();
         // SAFETY: as above.
         unsafe { kernel(table, digits, factors, out) }
     }
 
     fn to_montgomery(modulus: &SquareModulus52, values: &[Self], out: &mut [Self]) {
-        #[target_feature(enable = "avx512f,avx512ifma")]
-        fn kernel(modulus: &SquareModulus52, values: &[Ifma], out: &mut [Ifma]) {
-            super::to_montgomery_lanes(modulus, values, out)
+        kernels! {
+            fn kernel(modulus: &SquareModulus52, values: &[Ifma], out: &mut [Ifma]) {
+                super::to_montgomery_lanes(modulus, values, out)
+            }
         }
-        assert!(supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+        assert_supported();
         // SAFETY: as above.
         unsafe { kernel(modulus, values, out) }
     }

@@ -1245,7 +1245,7 @@ macro_rules! with_lanes {
             Lanes::Portable => $call::<portable::Portable>($($arg),*),
             #[cfg(target_arch = "x86_64")]
             Lanes::Ifma => {
-                assert!(ifma::supported(), "IFMA lanes on a CPU without AVX-512 IFMA");
+                ifma::assert_supported();
                 $call::<ifma::Ifma>($($arg),*)
             }
         }

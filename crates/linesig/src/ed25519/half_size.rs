@@ -49,8 +49,6 @@ use super::scalar_mod_l::{
     at_least, bytes, div_rem, is_negative, limbs, mul_low, mul_mod_l, neg_mod_l, negate,
     reduce_once, sub, L, U256,
 };
-#[cfg(target_arch = "x86_64")]
-use crate::cpu::Feature;
 #[cfg(test)]
 use curve25519_dalek::Scalar;
 
@@ -83,40 +81,22 @@ const WALK_LANES: usize = 16;
 pub(crate) fn halve_all(scalars: &[([u8; 32], [u8; 32])], out: &mut Vec<HalfScalars>) {
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::cpu::has_all(AVX512_FEATURES) {
-            // SAFETY: the CPU has the function's target features (just checked).
-            return unsafe { halve_all_avx512(scalars, out) };
+        if avx512::supported() {
+            // SAFETY: the CPU has the path's features (just checked).
+            return unsafe { avx512::halve_all(scalars, out) };
         }
-        if crate::cpu::has_all(AVX2_FEATURES) {
+        if avx2::supported() {
             // SAFETY: as above.
-            return unsafe { halve_all_avx2(scalars, out) };
+            return unsafe { avx2::halve_all(scalars, out) };
         }
     }
     halve_all_in_lanes(scalars, out, lehmer_matrices)
 }
 
-/// What `halve_all_avx512`'s target-feature string enables, for `crate::cpu`.
 #[cfg(target_arch = "x86_64")]
-const AVX512_FEATURES: &[Feature] = &[Feature::Avx512F, Feature::Fma];
-
-/// [`halve_all_in_lanes`] with the lockstep steps on AVX-512 vectors of eight f64.
+mod avx2;
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn halve_all_avx512(scalars: &[([u8; 32], [u8; 32])], out: &mut Vec<HalfScalars>) {
-    // The closure inherits this function's target features, so the call is safe.
-    halve_all_in_lanes(scalars, out, |w| lehmer_matrices_avx512(w))
-}
-
-/// What `halve_all_avx2`'s target-feature string enables, for `crate::cpu`.
-#[cfg(target_arch = "x86_64")]
-const AVX2_FEATURES: &[Feature] = &[Feature::Avx2, Feature::Fma];
-
-/// [`halve_all_in_lanes`] with the lockstep steps on AVX2 vectors of four f64.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn halve_all_avx2(scalars: &[([u8; 32], [u8; 32])], out: &mut Vec<HalfScalars>) {
-    halve_all_in_lanes(scalars, out, lehmer_matrices)
-}
+mod avx512;
 
 /// The walks of `WALK_LANES` signatures at a time (a ragged group repeats its last k),
 /// their single-precision steps on `steps` ([`lehmer_matrices`] or a vector form of it).
@@ -358,139 +338,6 @@ fn lehmer_matrices(words: &[LeadingWords; WALK_LANES]) -> [[i64; 4]; WALK_LANES]
     core::array::from_fn(|i| [a[i] as i64, b[i] as i64, c[i] as i64, d[i] as i64])
 }
 
-/// [`lehmer_matrices`] on two AVX-512 vectors per quantity, the same steps (the
-/// divisions round toward −∞, which the argument there does not need, but costs
-/// nothing). The state stays in registers; the lanes' step masks are AVX-512 mask
-/// registers.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn lehmer_matrices_avx512(words: &[LeadingWords; WALK_LANES]) -> [[i64; 4]; WALK_LANES] {
-    use core::arch::x86_64::*;
-    const VECTORS: usize = WALK_LANES / 8;
-    let load = |v: [f64; WALK_LANES]| -> [__m512d; VECTORS] {
-        core::array::from_fn(|h| {
-            // SAFETY: `v[8h..8h + 8]` is 64 readable bytes.
-            unsafe { _mm512_loadu_pd(v[8 * h..].as_ptr()) }
-        })
-    };
-    let (u, v, threshold) = (
-        load(words.map(|w| w.u)),
-        load(words.map(|w| w.v)),
-        load(words.map(|w| w.threshold)),
-    );
-    let mut states: [StepState; VECTORS] =
-        core::array::from_fn(|h| StepState::new(u[h], v[h], threshold[h]));
-    for _ in 0..MAX_STEPS {
-        if states.iter().all(|s| s.live == 0) {
-            break;
-        }
-        // Independent vectors, stepped one after the other: each step waits on its
-        // division, and the other vector's step fills the wait.
-        for state in &mut states {
-            state.step();
-        }
-    }
-    let mut out = [[0i64; 4]; WALK_LANES];
-    for (h, state) in states.iter().enumerate() {
-        let mut values = [[0f64; 8]; 4];
-        for (value, v) in values.iter_mut().zip([state.a, state.b, state.c, state.d]) {
-            // SAFETY: `value` is 64 writable bytes.
-            unsafe { _mm512_storeu_pd(value.as_mut_ptr(), v) };
-        }
-        for lane in 0..8 {
-            out[8 * h + lane] = values.map(|v| v[lane] as i64);
-        }
-    }
-    out
-}
-
-/// Eight lanes of [`lehmer_matrices_avx512`]: the leading words, their matrix so far,
-/// and the lanes still stepping.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-struct StepState {
-    x: core::arch::x86_64::__m512d,
-    y: core::arch::x86_64::__m512d,
-    a: core::arch::x86_64::__m512d,
-    b: core::arch::x86_64::__m512d,
-    c: core::arch::x86_64::__m512d,
-    d: core::arch::x86_64::__m512d,
-    threshold: core::arch::x86_64::__m512d,
-    live: u8,
-}
-
-#[cfg(target_arch = "x86_64")]
-impl StepState {
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    fn new(
-        x: core::arch::x86_64::__m512d,
-        y: core::arch::x86_64::__m512d,
-        threshold: core::arch::x86_64::__m512d,
-    ) -> Self {
-        use core::arch::x86_64::*;
-        let (zero, one) = (_mm512_setzero_pd(), _mm512_set1_pd(1.0));
-        StepState {
-            x,
-            y,
-            a: one,
-            b: zero,
-            c: zero,
-            d: one,
-            threshold,
-            live: _mm512_cmp_pd_mask::<_CMP_GT_OQ>(y, zero),
-        }
-    }
-
-    /// One step of `lehmer_matrices` in every live lane.
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    fn step(&mut self) {
-        use core::arch::x86_64::*;
-        const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-        let StepState {
-            x,
-            y,
-            a,
-            b,
-            c,
-            d,
-            threshold,
-            live,
-        } = *self;
-        let zero = _mm512_setzero_pd();
-        let bound = _mm512_set1_pd(COFACTOR_BOUND);
-        let (num_1, den_1) = (_mm512_add_pd(x, a), _mm512_add_pd(y, c));
-        let (num_2, den_2) = (_mm512_add_pd(x, b), _mm512_add_pd(y, d));
-        let q = _mm512_roundscale_pd::<DOWN>(_mm512_div_round_pd::<DOWN>(num_1, den_1));
-        let q_2 = _mm512_roundscale_pd::<DOWN>(_mm512_div_round_pd::<DOWN>(num_2, den_2));
-        let c_next = _mm512_fnmadd_pd(q, c, a);
-        let d_next = _mm512_fnmadd_pd(q, d, b);
-        let y_next = _mm512_fnmadd_pd(q, y, x);
-        // The conditions as independent masks ANDed at the end, not one chain of
-        // masked compares: the step's latency is the loop's.
-        let positive = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(den_1, zero)
-            & _mm512_cmp_pd_mask::<_CMP_GT_OQ>(den_2, zero)
-            & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(num_1, zero)
-            & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(num_2, zero);
-        let agree = _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(q, q_2);
-        let bounded = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(c_next), bound)
-            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(d_next), bound);
-        let step = live & positive & agree & bounded;
-        let y_stepped = _mm512_mask_mov_pd(y, step, y_next);
-        *self = StepState {
-            x: _mm512_mask_mov_pd(x, step, y),
-            y: y_stepped,
-            a: _mm512_mask_mov_pd(a, step, c),
-            b: _mm512_mask_mov_pd(b, step, d),
-            c: _mm512_mask_mov_pd(c, step, c_next),
-            d: _mm512_mask_mov_pd(d, step, d_next),
-            threshold,
-            live: _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(step, y_stepped, threshold),
-        };
-    }
-}
-
 /// One Euclidean step at full precision, for the rare quotient the leading bits cannot
 /// decide (v far smaller than u): q = ⌊u / v⌋, r = u − q·v, t = tu − q·tv. The t are two's
 /// complement and below 2^255 in magnitude (every t of the walk is below 8L), so t's
@@ -637,7 +484,7 @@ mod tests {
         assert_eq!(dispatched, portable);
 
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::has_all(&[Feature::Avx512F]) {
+        if avx512::supported() {
             for _ in 0..2_000 {
                 let words: [LeadingWords; WALK_LANES] = core::array::from_fn(|_| {
                     let u = (1u64 << 51) | rng.next_u64() >> 13;
@@ -649,7 +496,7 @@ mod tests {
                     }
                 });
                 // SAFETY: the CPU has AVX-512F (checked above).
-                let vector = unsafe { lehmer_matrices_avx512(&words) };
+                let vector = unsafe { avx512::lehmer_matrices(&words) };
                 assert_eq!(vector, lehmer_matrices(&words));
             }
         }

@@ -184,7 +184,7 @@ pub fn stage_profile_on(
             ),
             Backend::Reference => return None,
         };
-        if !crate::cpu::has_all(features) {
+        if !linesig_simd::Isa::detected().contains(features) {
             return None;
         }
         let plan = plan.unwrap_or_else(|| own_plan(policy.rules()));
@@ -215,21 +215,16 @@ pub fn stage_profile_on(
 
 impl SchemeVerifier for Policy {
     #[cfg(target_arch = "x86_64")]
-    const AVX512_FEATURES: &'static [crate::cpu::Feature] = lanes::ifma::FEATURES;
+    const AVX512_FEATURES: linesig_simd::Isa = lanes::ifma::FEATURES;
     #[cfg(target_arch = "x86_64")]
-    const AVX2_FEATURES: &'static [crate::cpu::Feature] = lanes::avx2::FEATURES;
+    const AVX2_FEATURES: linesig_simd::Isa = lanes::avx2::FEATURES;
     const AVX512_LANES: usize = 8;
     const AVX2_LANES: usize = 4;
-    /// `ifma` where it runs. Measured on an Intel Xeon (Sapphire Rapids class), one core,
-    /// distinct keys: 4.25× the ed25519-dalek `verify_strict` loop, where `reference`
-    /// runs at 0.94× it. Elsewhere `avx2` and `reference` are timed against each other
+    /// `ifma` where it runs: the fastest on every IFMA core measured. Elsewhere `avx2`
+    /// and `reference` are timed against each other
     /// ([`SchemeVerifier::fastest_measured`]): curve25519-dalek dispatches its
     /// double-base scalar multiplication to its own AVX2 code, and which wins depends on
-    /// the core. On the one AVX2-only CPU measured (AMD EPYC Zen 3, before the lane
-    /// ladder's in-place steps and half-size scalars) `reference` beat four signatures
-    /// per vector, 52 µs vs 75 µs per signature; on AMD Zen 5 (2026-11-25, one core,
-    /// each against ed25519-dalek `verify_strict` in the same run; docs/results.md)
-    /// `avx2` ran at 1.73× it and `reference` at 1.11×.
+    /// the core (docs/results.md, "Which backend each scheme prefers").
     const PREFERENCE: &'static [Backend] = &[Backend::Ifma];
 
     fn fastest_measured(self, candidates: &[Backend]) -> Option<Backend> {

@@ -5,7 +5,6 @@
 //! and a pool of `workers` threads the rest; each unit writes the verdicts of its own
 //! items, so verdict order is input order whatever the schedule.
 
-use crate::cpu::Isa;
 use crate::error::Error;
 use crate::item::{Item, ItemBatch, ItemSource};
 use crate::key_cache::{self, KeyCache, KeyCacheStats};
@@ -13,6 +12,7 @@ use crate::scheme::{dispatch, Scheme};
 use crate::verdict::{Reject, Verdict};
 use crate::verifier::SchemeVerifier;
 use crate::Backend;
+use linesig_simd::cpu::Isa;
 use std::sync::Arc;
 
 /// Calls with at most this many items run on the calling thread: waking a pool worker
@@ -163,11 +163,7 @@ fn choose_backend(scheme: Scheme, forced: Option<Backend>, isa: Isa) -> Result<B
         return Ok(backend);
     }
     let needs = match backend.required_features(scheme) {
-        Some(features) => features
-            .iter()
-            .map(|f| f.name())
-            .collect::<Vec<_>>()
-            .join(" "),
+        Some(features) => features.to_string(),
         None => "x86-64".to_string(),
     };
     Err(Error::UnsupportedBackend {
@@ -408,8 +404,8 @@ impl Engine {
 #[cfg(all(test, target_arch = "x86_64", feature = "mldsa", feature = "leansig"))]
 mod tests {
     use super::*;
-    use crate::cpu::Feature::*;
     use crate::{leansig, mldsa, Policy};
+    use linesig_simd::cpu::Feature::*;
 
     /// Skylake-X / Cascade Lake (most cloud Xeons): AVX-512 F, BW and DQ, no IFMA. The
     /// engine takes the AVX-512 ML-DSA and leanSig lanes there, forced or by default,

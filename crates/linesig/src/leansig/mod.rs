@@ -271,17 +271,15 @@ impl FromStr for Instance {
 
 impl SchemeVerifier for Instance {
     #[cfg(target_arch = "x86_64")]
-    const AVX512_FEATURES: &'static [crate::cpu::Feature] = lanes::avx512::FEATURES;
+    const AVX512_FEATURES: linesig_simd::Isa = lanes::avx512::FEATURES;
     #[cfg(target_arch = "x86_64")]
-    const AVX2_FEATURES: &'static [crate::cpu::Feature] = lanes::avx2::FEATURES;
+    const AVX2_FEATURES: linesig_simd::Isa = lanes::avx2::FEATURES;
     /// Sixteen signatures: one 512-bit vector, or two AVX2 vectors.
     const AVX512_LANES: usize = 16;
     const AVX2_LANES: usize = 16;
-    /// The AVX-512 lanes where AVX-512F runs, else `avx2`. On an AMD EPYC Zen 5 core
-    /// (2026-11-24, one core, cold keys): ML-DSA-44 11.5 µs on AVX-512 vs 18.2 µs on
-    /// `avx2`, ML-DSA-87 29.3 vs 47.0 µs, leanSig devnet-4 45 µs vs 77 µs per signature;
-    /// the issue that asked for this quotes a Zen 4 core at 17.0 vs 20.3 µs (ML-DSA-44)
-    /// and 82 vs 90 µs (leanSig).
+    /// The AVX-512 lanes where AVX-512F runs, else `avx2`: sixteen 32-bit lanes per
+    /// instruction beat eight on every AVX-512 core measured (docs/results.md, "Which
+    /// backend each scheme prefers").
     const PREFERENCE: &'static [Backend] = &[Backend::Ifma, Backend::Avx2];
 
     fn scheme_name(self) -> &'static str {
@@ -381,10 +379,10 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     out: &mut [Verdict],
 ) {
     // A lone signature fills one lane of sixteen, and a vector permutation costs more
-    // than a scalar one (L18 on a Zen 4 core: 0.38 ms on the AVX-512 lanes, 0.22 ms
-    // scalar): it takes the portable path, whose verdicts are the same. Through
+    // than a scalar one: it takes the portable path, whose verdicts are the same. Through
     // [`verify`], compiled once here, not once per item source in each calling crate
-    // (the C ABI's own copy of the devnet-4 path ran 14 % slower).
+    // (a copy compiled in the C ABI ran slower; docs/results.md, "Which backend each
+    // scheme prefers").
     if let [slot] = out {
         *slot = verify(instance, &items.item(start));
         return;

@@ -22,6 +22,9 @@
 //! below only execute on CPUs that have AVX2.
 
 use core::arch::x86_64::*;
+use linesig_simd::u64x4::{add as add64, blend, splat};
+
+linesig_simd::isa_path!("avx2");
 
 const LANES: usize = 4;
 
@@ -46,462 +49,425 @@ const EIGHT_P: [u64; 10] = {
 #[derive(Clone, Copy)]
 pub(crate) struct Fe4([__m256i; 10]);
 
-// Every function that executes AVX2 instructions carries `#[target_feature(enable =
-// "avx2")]` itself: LLVM inlines an intrinsic only into a caller that has its features,
+// Every function that executes AVX2 instructions is a kernel of this path (compiled with
+// its features): LLVM inlines an intrinsic only into a caller that has its features,
 // and does not reliably revisit calls hoisted into one by `#[inline(always)]`. The
 // `LaneField` methods are thin `#[inline(always)]` shims over these functions.
 
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(crate) fn splat(x: u64) -> __m256i {
-    _mm256_set1_epi64x(x as i64)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(crate) fn add64(a: __m256i, b: __m256i) -> __m256i {
-    _mm256_add_epi64(a, b)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn sub64(a: __m256i, b: __m256i) -> __m256i {
-    _mm256_sub_epi64(a, b)
-}
-
-/// Low 32 bits of each u64 slot of `a` times those of `b`, as full 64-bit products.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn mul32(a: __m256i, b: __m256i) -> __m256i {
-    _mm256_mul_epu32(a, b)
-}
-
-/// 19·x as x + 2x + 16x (x < 2^59; `vpmuludq` would need x below 2^32).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn times19(x: __m256i) -> __m256i {
-    add64(
-        add64(x, _mm256_slli_epi64::<1>(x)),
-        _mm256_slli_epi64::<4>(x),
-    )
-}
-
-/// Carry 64-bit column sums (each < 2^63.5) down to carried limbs. Two interleaved
-/// chains (0→…, 4→…) shorten the dependency path, as in ref10; limb 9's carry wraps
-/// into limb 0 as `times19(c)`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn carry(h: [__m256i; 10]) -> [__m256i; 10] {
-    let [mut h0, mut h1, mut h2, mut h3, mut h4, mut h5, mut h6, mut h7, mut h8, mut h9] = h;
-    let mask26 = splat((1 << 26) - 1);
-    let mask25 = splat((1 << 25) - 1);
-    macro_rules! step {
-        ($from:ident, $to:ident, 26) => {{
-            $to = add64($to, _mm256_srli_epi64::<26>($from));
-            $from = _mm256_and_si256($from, mask26);
-        }};
-        ($from:ident, $to:ident, 25) => {{
-            $to = add64($to, _mm256_srli_epi64::<25>($from));
-            $from = _mm256_and_si256($from, mask25);
-        }};
+kernels! {
+    #[inline]
+    fn sub64(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_sub_epi64(a, b)
     }
-    step!(h0, h1, 26);
-    step!(h4, h5, 26);
-    step!(h1, h2, 25);
-    step!(h5, h6, 25);
-    step!(h2, h3, 26);
-    step!(h6, h7, 26);
-    step!(h3, h4, 25);
-    step!(h7, h8, 25);
-    step!(h4, h5, 26);
-    step!(h8, h9, 26);
-    let c = _mm256_srli_epi64::<25>(h9);
-    h9 = _mm256_and_si256(h9, mask25);
-    h0 = add64(h0, times19(c));
-    step!(h0, h1, 26);
-    [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9]
-}
 
-/// The canonical limbs (the value mod p, each within its radix) of any carried element:
-/// one carry pass (value < 2^255 + 2^134 < 2p), then q = ⌊(v + 19) / 2^255⌋, which is 1
-/// exactly when v ≥ p, by a carry chain that keeps only carries; then v + 19q with its
-/// carries rippled and bit 255 dropped is v − q·p (RFC 7748's and ref10's reduction).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_canonical(f: &Fe4) -> [__m256i; 10] {
-    let mut l = carry(f.0);
-    let shift = |x: __m256i, bits: u32| {
-        if bits == 26 {
-            _mm256_srli_epi64::<26>(x)
-        } else {
-            _mm256_srli_epi64::<25>(x)
-        }
-    };
-    let mut q = shift(add64(l[0], splat(19)), LIMB_BITS[0]);
-    for i in 1..10 {
-        q = shift(add64(l[i], q), LIMB_BITS[i]);
+    /// Low 32 bits of each u64 slot of `a` times those of `b`, as full 64-bit products.
+    #[inline]
+    fn mul32(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_mul_epu32(a, b)
     }
-    l[0] = add64(l[0], times19(q));
-    for i in 0..10 {
-        if i < 9 {
-            l[i + 1] = add64(l[i + 1], shift(l[i], LIMB_BITS[i]));
-        }
-        l[i] = _mm256_and_si256(l[i], splat((1 << LIMB_BITS[i]) - 1));
-    }
-    l
-}
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_zero_mask(f: &Fe4) -> u8 {
-    let l = fe_canonical(f);
-    let any = l[1..].iter().fold(l[0], |acc, x| _mm256_or_si256(acc, *x));
-    let zero = _mm256_cmpeq_epi64(any, splat(0));
-    _mm256_movemask_pd(_mm256_castsi256_pd(zero)) as u8
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_odd_mask(f: &Fe4) -> u8 {
-    let low_bit = _mm256_slli_epi64::<63>(fe_canonical(f)[0]);
-    _mm256_movemask_pd(_mm256_castsi256_pd(low_bit)) as u8
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn from_limb_lanes(lanes: &[[u64; 10]; LANES]) -> Fe4 {
-    Fe4(core::array::from_fn(|i| {
-        _mm256_set_epi64x(
-            lanes[3][i] as i64,
-            lanes[2][i] as i64,
-            lanes[1][i] as i64,
-            lanes[0][i] as i64,
+    /// 19·x as x + 2x + 16x (x < 2^59; `vpmuludq` would need x below 2^32).
+    #[inline]
+    fn times19(x: __m256i) -> __m256i {
+        add64(
+            add64(x, _mm256_slli_epi64::<1>(x)),
+            _mm256_slli_epi64::<4>(x),
         )
-    }))
-}
+    }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn to_limb_lanes(f: &Fe4) -> [[u64; 10]; LANES] {
-    let mut out = [[0u64; 10]; LANES];
-    for (i, v) in f.0.iter().enumerate() {
-        let mut slots = [0u64; 4];
-        // SAFETY: `slots` is 32 writable bytes.
-        unsafe { _mm256_storeu_si256(slots.as_mut_ptr().cast(), *v) };
-        for lane in 0..LANES {
-            out[lane][i] = slots[lane];
+    /// Carry 64-bit column sums (each < 2^63.5) down to carried limbs. Two interleaved
+    /// chains (0→…, 4→…) shorten the dependency path, as in ref10; limb 9's carry wraps
+    /// into limb 0 as `times19(c)`.
+    #[inline]
+    fn carry(h: [__m256i; 10]) -> [__m256i; 10] {
+        let [mut h0, mut h1, mut h2, mut h3, mut h4, mut h5, mut h6, mut h7, mut h8, mut h9] = h;
+        let mask26 = splat((1 << 26) - 1);
+        let mask25 = splat((1 << 25) - 1);
+        macro_rules! step {
+            ($from:ident, $to:ident, 26) => {{
+                $to = add64($to, _mm256_srli_epi64::<26>($from));
+                $from = _mm256_and_si256($from, mask26);
+            }};
+            ($from:ident, $to:ident, 25) => {{
+                $to = add64($to, _mm256_srli_epi64::<25>($from));
+                $from = _mm256_and_si256($from, mask25);
+            }};
         }
+        step!(h0, h1, 26);
+        step!(h4, h5, 26);
+        step!(h1, h2, 25);
+        step!(h5, h6, 25);
+        step!(h2, h3, 26);
+        step!(h6, h7, 26);
+        step!(h3, h4, 25);
+        step!(h7, h8, 25);
+        step!(h4, h5, 26);
+        step!(h8, h9, 26);
+        let c = _mm256_srli_epi64::<25>(h9);
+        h9 = _mm256_and_si256(h9, mask25);
+        h0 = add64(h0, times19(c));
+        step!(h0, h1, 26);
+        [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9]
     }
-    out
-}
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_constant(limb0: u64) -> Fe4 {
-    let mut f = [splat(0); 10];
-    f[0] = splat(limb0);
-    Fe4(f)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_add(f: &Fe4, g: &Fe4) -> Fe4 {
-    Fe4(core::array::from_fn(|i| add64(f.0[i], g.0[i])))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_sub(f: &Fe4, g: &Fe4) -> Fe4 {
-    Fe4(carry(core::array::from_fn(|i| {
-        sub64(add64(f.0[i], splat(EIGHT_P[i])), g.0[i])
-    })))
-}
-
-/// Schoolbook 10 × 10 (100 `vpmuludq`). f_i·g_j lands at 2^(o_i + o_j); o_i + o_j is
-/// o_{i+j} + 1 when i and j are both odd (hence 2·f_i), and past limb 9 it wraps
-/// with 2^255 ≡ 19 (hence 19·g_j). Column k sums the ten products with (i + j) mod 10
-/// = k, written out so every limb stays in a register.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_mul(f: &Fe4, g: &Fe4) -> Fe4 {
-    let (f, g) = (&f.0, &g.0);
-    let nineteen = splat(19);
-    let g19: [__m256i; 10] = core::array::from_fn(|j| mul32(g[j], nineteen));
-    let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
-    Fe4(carry([
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[0]), mul32(f2[1], g19[9])),
-                    add64(mul32(f[2], g19[8]), mul32(f2[3], g19[7])),
-                ),
-                add64(
-                    add64(mul32(f[4], g19[6]), mul32(f2[5], g19[5])),
-                    add64(mul32(f[6], g19[4]), mul32(f2[7], g19[3])),
-                ),
-            ),
-            add64(mul32(f[8], g19[2]), mul32(f2[9], g19[1])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[1]), mul32(f[1], g[0])),
-                    add64(mul32(f[2], g19[9]), mul32(f[3], g19[8])),
-                ),
-                add64(
-                    add64(mul32(f[4], g19[7]), mul32(f[5], g19[6])),
-                    add64(mul32(f[6], g19[5]), mul32(f[7], g19[4])),
-                ),
-            ),
-            add64(mul32(f[8], g19[3]), mul32(f[9], g19[2])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[2]), mul32(f2[1], g[1])),
-                    add64(mul32(f[2], g[0]), mul32(f2[3], g19[9])),
-                ),
-                add64(
-                    add64(mul32(f[4], g19[8]), mul32(f2[5], g19[7])),
-                    add64(mul32(f[6], g19[6]), mul32(f2[7], g19[5])),
-                ),
-            ),
-            add64(mul32(f[8], g19[4]), mul32(f2[9], g19[3])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[3]), mul32(f[1], g[2])),
-                    add64(mul32(f[2], g[1]), mul32(f[3], g[0])),
-                ),
-                add64(
-                    add64(mul32(f[4], g19[9]), mul32(f[5], g19[8])),
-                    add64(mul32(f[6], g19[7]), mul32(f[7], g19[6])),
-                ),
-            ),
-            add64(mul32(f[8], g19[5]), mul32(f[9], g19[4])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[4]), mul32(f2[1], g[3])),
-                    add64(mul32(f[2], g[2]), mul32(f2[3], g[1])),
-                ),
-                add64(
-                    add64(mul32(f[4], g[0]), mul32(f2[5], g19[9])),
-                    add64(mul32(f[6], g19[8]), mul32(f2[7], g19[7])),
-                ),
-            ),
-            add64(mul32(f[8], g19[6]), mul32(f2[9], g19[5])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[5]), mul32(f[1], g[4])),
-                    add64(mul32(f[2], g[3]), mul32(f[3], g[2])),
-                ),
-                add64(
-                    add64(mul32(f[4], g[1]), mul32(f[5], g[0])),
-                    add64(mul32(f[6], g19[9]), mul32(f[7], g19[8])),
-                ),
-            ),
-            add64(mul32(f[8], g19[7]), mul32(f[9], g19[6])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[6]), mul32(f2[1], g[5])),
-                    add64(mul32(f[2], g[4]), mul32(f2[3], g[3])),
-                ),
-                add64(
-                    add64(mul32(f[4], g[2]), mul32(f2[5], g[1])),
-                    add64(mul32(f[6], g[0]), mul32(f2[7], g19[9])),
-                ),
-            ),
-            add64(mul32(f[8], g19[8]), mul32(f2[9], g19[7])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[7]), mul32(f[1], g[6])),
-                    add64(mul32(f[2], g[5]), mul32(f[3], g[4])),
-                ),
-                add64(
-                    add64(mul32(f[4], g[3]), mul32(f[5], g[2])),
-                    add64(mul32(f[6], g[1]), mul32(f[7], g[0])),
-                ),
-            ),
-            add64(mul32(f[8], g19[9]), mul32(f[9], g19[8])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[8]), mul32(f2[1], g[7])),
-                    add64(mul32(f[2], g[6]), mul32(f2[3], g[5])),
-                ),
-                add64(
-                    add64(mul32(f[4], g[4]), mul32(f2[5], g[3])),
-                    add64(mul32(f[6], g[2]), mul32(f2[7], g[1])),
-                ),
-            ),
-            add64(mul32(f[8], g[0]), mul32(f2[9], g19[9])),
-        ),
-        add64(
-            add64(
-                add64(
-                    add64(mul32(f[0], g[9]), mul32(f[1], g[8])),
-                    add64(mul32(f[2], g[7]), mul32(f[3], g[6])),
-                ),
-                add64(
-                    add64(mul32(f[4], g[5]), mul32(f[5], g[4])),
-                    add64(mul32(f[6], g[3]), mul32(f[7], g[2])),
-                ),
-            ),
-            add64(mul32(f[8], g[1]), mul32(f[9], g[0])),
-        ),
-    ]))
-}
-
-/// Squaring with the symmetric products merged: 55 `vpmuludq` instead of 100. The
-/// coefficient of f_i·f_j is 2 for i ≠ j (both orders), twice more when both are odd,
-/// and 19 past limb 9; the doublings go on the left operand (f2 = 2f, f4 = 4f) and the
-/// 19 on the right, keeping both below 2^32.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_square(f: &Fe4) -> Fe4 {
-    let f = &f.0;
-    let nineteen = splat(19);
-    let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
-    let f4: [__m256i; 10] = core::array::from_fn(|i| add64(f2[i], f2[i]));
-    let f19: [__m256i; 10] = core::array::from_fn(|j| mul32(f[j], nineteen));
-    Fe4(carry([
-        add64(
-            add64(
-                add64(mul32(f[0], f[0]), mul32(f4[1], f19[9])),
-                add64(mul32(f2[2], f19[8]), mul32(f4[3], f19[7])),
-            ),
-            add64(mul32(f2[4], f19[6]), mul32(f2[5], f19[5])),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[1]), mul32(f2[2], f19[9])),
-                add64(mul32(f2[3], f19[8]), mul32(f2[4], f19[7])),
-            ),
-            mul32(f2[5], f19[6]),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[2]), mul32(f2[1], f[1])),
-                add64(mul32(f4[3], f19[9]), mul32(f2[4], f19[8])),
-            ),
-            add64(mul32(f4[5], f19[7]), mul32(f[6], f19[6])),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[3]), mul32(f2[1], f[2])),
-                add64(mul32(f2[4], f19[9]), mul32(f2[5], f19[8])),
-            ),
-            mul32(f2[6], f19[7]),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[4]), mul32(f4[1], f[3])),
-                add64(mul32(f[2], f[2]), mul32(f4[5], f19[9])),
-            ),
-            add64(mul32(f2[6], f19[8]), mul32(f2[7], f19[7])),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[5]), mul32(f2[1], f[4])),
-                add64(mul32(f2[2], f[3]), mul32(f2[6], f19[9])),
-            ),
-            mul32(f2[7], f19[8]),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[6]), mul32(f4[1], f[5])),
-                add64(mul32(f2[2], f[4]), mul32(f2[3], f[3])),
-            ),
-            add64(mul32(f4[7], f19[9]), mul32(f[8], f19[8])),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[7]), mul32(f2[1], f[6])),
-                add64(mul32(f2[2], f[5]), mul32(f2[3], f[4])),
-            ),
-            mul32(f2[8], f19[9]),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[8]), mul32(f4[1], f[7])),
-                add64(mul32(f2[2], f[6]), mul32(f4[3], f[5])),
-            ),
-            add64(mul32(f[4], f[4]), mul32(f2[9], f19[9])),
-        ),
-        add64(
-            add64(
-                add64(mul32(f2[0], f[9]), mul32(f2[1], f[8])),
-                add64(mul32(f2[2], f[7]), mul32(f2[3], f[6])),
-            ),
-            mul32(f2[4], f[5]),
-        ),
-    ]))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_pow2k(f: &Fe4, k: u32) -> Fe4 {
-    let mut x = fe_square(f);
-    for _ in 1..k {
-        x = fe_square(&x);
+    /// The canonical limbs (the value mod p, each within its radix) of any carried element:
+    /// one carry pass (value < 2^255 + 2^134 < 2p), then q = ⌊(v + 19) / 2^255⌋, which is 1
+    /// exactly when v ≥ p, by a carry chain that keeps only carries; then v + 19q with its
+    /// carries rippled and bit 255 dropped is v − q·p (RFC 7748's and ref10's reduction).
+    #[inline]
+    fn fe_canonical(f: &Fe4) -> [__m256i; 10] {
+        let mut l = carry(f.0);
+        let shift = |x: __m256i, bits: u32| {
+            if bits == 26 {
+                _mm256_srli_epi64::<26>(x)
+            } else {
+                _mm256_srli_epi64::<25>(x)
+            }
+        };
+        let mut q = shift(add64(l[0], splat(19)), LIMB_BITS[0]);
+        for i in 1..10 {
+            q = shift(add64(l[i], q), LIMB_BITS[i]);
+        }
+        l[0] = add64(l[0], times19(q));
+        for i in 0..10 {
+            if i < 9 {
+                l[i + 1] = add64(l[i + 1], shift(l[i], LIMB_BITS[i]));
+            }
+            l[i] = _mm256_and_si256(l[i], splat((1 << LIMB_BITS[i]) - 1));
+        }
+        l
     }
-    x
-}
 
-/// Lane i from `a` where bit i of `mask` is set, else from `b`.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(crate) fn blend(mask: u8, a: __m256i, b: __m256i) -> __m256i {
-    // Lane i all-ones where bit i of `mask` is set.
-    let m = |i: u8| if mask >> i & 1 == 1 { -1i64 } else { 0 };
-    _mm256_blendv_epi8(b, a, _mm256_set_epi64x(m(3), m(2), m(1), m(0)))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_select(mask: u8, a: &Fe4, b: &Fe4) -> Fe4 {
-    Fe4(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
-}
-
-/// Gather limbs 4 at a time: load 4 limbs of each lane and transpose the 4 × 4 block so
-/// that vector k holds limb k of every lane.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn fe_from_rows(rows: &[&[u64; 10]]) -> Fe4 {
-    let mut out = [splat(0); 10];
-    for base in [0usize, 4, 6] {
-        // SAFETY: each load reads 4 u64 of a 10-u64 row at offset 0, 4 or 6.
-        let r: [__m256i; 4] = core::array::from_fn(|lane| unsafe {
-            _mm256_loadu_si256(rows[lane][base..base + 4].as_ptr().cast())
-        });
-        let lo01 = _mm256_unpacklo_epi64(r[0], r[1]); // a0 b0 a2 b2
-        let hi01 = _mm256_unpackhi_epi64(r[0], r[1]); // a1 b1 a3 b3
-        let lo23 = _mm256_unpacklo_epi64(r[2], r[3]); // c0 d0 c2 d2
-        let hi23 = _mm256_unpackhi_epi64(r[2], r[3]); // c1 d1 c3 d3
-        out[base] = _mm256_permute2x128_si256::<0x20>(lo01, lo23);
-        out[base + 1] = _mm256_permute2x128_si256::<0x20>(hi01, hi23);
-        out[base + 2] = _mm256_permute2x128_si256::<0x31>(lo01, lo23);
-        out[base + 3] = _mm256_permute2x128_si256::<0x31>(hi01, hi23);
+    #[inline]
+    fn fe_zero_mask(f: &Fe4) -> u8 {
+        let l = fe_canonical(f);
+        let any = l[1..].iter().fold(l[0], |acc, x| _mm256_or_si256(acc, *x));
+        let zero = _mm256_cmpeq_epi64(any, splat(0));
+        _mm256_movemask_pd(_mm256_castsi256_pd(zero)) as u8
     }
-    Fe4(out)
-}
 
-/// The trait's default ([`super::copy_lane_limbs`]): AVX2's rows are read out one limb
-/// at a time.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn store_rows<'r>(f: &Fe4, rows: impl IntoIterator<Item = (usize, &'r mut [u64; 10])>) {
-    super::copy_lane_limbs(f, rows)
+    #[inline]
+    fn fe_odd_mask(f: &Fe4) -> u8 {
+        let low_bit = _mm256_slli_epi64::<63>(fe_canonical(f)[0]);
+        _mm256_movemask_pd(_mm256_castsi256_pd(low_bit)) as u8
+    }
+
+    #[inline]
+    fn from_limb_lanes(lanes: &[[u64; 10]; LANES]) -> Fe4 {
+        Fe4(core::array::from_fn(|i| {
+            _mm256_set_epi64x(
+                lanes[3][i] as i64,
+                lanes[2][i] as i64,
+                lanes[1][i] as i64,
+                lanes[0][i] as i64,
+            )
+        }))
+    }
+
+    #[inline]
+    fn to_limb_lanes(f: &Fe4) -> [[u64; 10]; LANES] {
+        let mut out = [[0u64; 10]; LANES];
+        for (i, v) in f.0.iter().enumerate() {
+            let mut slots = [0u64; 4];
+            // SAFETY: `slots` is 32 writable bytes.
+            unsafe { _mm256_storeu_si256(slots.as_mut_ptr().cast(), *v) };
+            for lane in 0..LANES {
+                out[lane][i] = slots[lane];
+            }
+        }
+        out
+    }
+
+    #[inline]
+    fn fe_constant(limb0: u64) -> Fe4 {
+        let mut f = [splat(0); 10];
+        f[0] = splat(limb0);
+        Fe4(f)
+    }
+
+    #[inline]
+    fn fe_add(f: &Fe4, g: &Fe4) -> Fe4 {
+        Fe4(core::array::from_fn(|i| add64(f.0[i], g.0[i])))
+    }
+
+    #[inline]
+    fn fe_sub(f: &Fe4, g: &Fe4) -> Fe4 {
+        Fe4(carry(core::array::from_fn(|i| {
+            sub64(add64(f.0[i], splat(EIGHT_P[i])), g.0[i])
+        })))
+    }
+
+    /// Schoolbook 10 × 10 (100 `vpmuludq`). f_i·g_j lands at 2^(o_i + o_j); o_i + o_j is
+    /// o_{i+j} + 1 when i and j are both odd (hence 2·f_i), and past limb 9 it wraps
+    /// with 2^255 ≡ 19 (hence 19·g_j). Column k sums the ten products with (i + j) mod 10
+    /// = k, written out so every limb stays in a register.
+    #[inline]
+    fn fe_mul(f: &Fe4, g: &Fe4) -> Fe4 {
+        let (f, g) = (&f.0, &g.0);
+        let nineteen = splat(19);
+        let g19: [__m256i; 10] = core::array::from_fn(|j| mul32(g[j], nineteen));
+        let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
+        Fe4(carry([
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[0]), mul32(f2[1], g19[9])),
+                        add64(mul32(f[2], g19[8]), mul32(f2[3], g19[7])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g19[6]), mul32(f2[5], g19[5])),
+                        add64(mul32(f[6], g19[4]), mul32(f2[7], g19[3])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[2]), mul32(f2[9], g19[1])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[1]), mul32(f[1], g[0])),
+                        add64(mul32(f[2], g19[9]), mul32(f[3], g19[8])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g19[7]), mul32(f[5], g19[6])),
+                        add64(mul32(f[6], g19[5]), mul32(f[7], g19[4])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[3]), mul32(f[9], g19[2])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[2]), mul32(f2[1], g[1])),
+                        add64(mul32(f[2], g[0]), mul32(f2[3], g19[9])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g19[8]), mul32(f2[5], g19[7])),
+                        add64(mul32(f[6], g19[6]), mul32(f2[7], g19[5])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[4]), mul32(f2[9], g19[3])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[3]), mul32(f[1], g[2])),
+                        add64(mul32(f[2], g[1]), mul32(f[3], g[0])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g19[9]), mul32(f[5], g19[8])),
+                        add64(mul32(f[6], g19[7]), mul32(f[7], g19[6])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[5]), mul32(f[9], g19[4])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[4]), mul32(f2[1], g[3])),
+                        add64(mul32(f[2], g[2]), mul32(f2[3], g[1])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g[0]), mul32(f2[5], g19[9])),
+                        add64(mul32(f[6], g19[8]), mul32(f2[7], g19[7])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[6]), mul32(f2[9], g19[5])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[5]), mul32(f[1], g[4])),
+                        add64(mul32(f[2], g[3]), mul32(f[3], g[2])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g[1]), mul32(f[5], g[0])),
+                        add64(mul32(f[6], g19[9]), mul32(f[7], g19[8])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[7]), mul32(f[9], g19[6])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[6]), mul32(f2[1], g[5])),
+                        add64(mul32(f[2], g[4]), mul32(f2[3], g[3])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g[2]), mul32(f2[5], g[1])),
+                        add64(mul32(f[6], g[0]), mul32(f2[7], g19[9])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[8]), mul32(f2[9], g19[7])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[7]), mul32(f[1], g[6])),
+                        add64(mul32(f[2], g[5]), mul32(f[3], g[4])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g[3]), mul32(f[5], g[2])),
+                        add64(mul32(f[6], g[1]), mul32(f[7], g[0])),
+                    ),
+                ),
+                add64(mul32(f[8], g19[9]), mul32(f[9], g19[8])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[8]), mul32(f2[1], g[7])),
+                        add64(mul32(f[2], g[6]), mul32(f2[3], g[5])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g[4]), mul32(f2[5], g[3])),
+                        add64(mul32(f[6], g[2]), mul32(f2[7], g[1])),
+                    ),
+                ),
+                add64(mul32(f[8], g[0]), mul32(f2[9], g19[9])),
+            ),
+            add64(
+                add64(
+                    add64(
+                        add64(mul32(f[0], g[9]), mul32(f[1], g[8])),
+                        add64(mul32(f[2], g[7]), mul32(f[3], g[6])),
+                    ),
+                    add64(
+                        add64(mul32(f[4], g[5]), mul32(f[5], g[4])),
+                        add64(mul32(f[6], g[3]), mul32(f[7], g[2])),
+                    ),
+                ),
+                add64(mul32(f[8], g[1]), mul32(f[9], g[0])),
+            ),
+        ]))
+    }
+
+    /// Squaring with the symmetric products merged: 55 `vpmuludq` instead of 100. The
+    /// coefficient of f_i·f_j is 2 for i ≠ j (both orders), twice more when both are odd,
+    /// and 19 past limb 9; the doublings go on the left operand (f2 = 2f, f4 = 4f) and the
+    /// 19 on the right, keeping both below 2^32.
+    #[inline]
+    fn fe_square(f: &Fe4) -> Fe4 {
+        let f = &f.0;
+        let nineteen = splat(19);
+        let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
+        let f4: [__m256i; 10] = core::array::from_fn(|i| add64(f2[i], f2[i]));
+        let f19: [__m256i; 10] = core::array::from_fn(|j| mul32(f[j], nineteen));
+        Fe4(carry([
+            add64(
+                add64(
+                    add64(mul32(f[0], f[0]), mul32(f4[1], f19[9])),
+                    add64(mul32(f2[2], f19[8]), mul32(f4[3], f19[7])),
+                ),
+                add64(mul32(f2[4], f19[6]), mul32(f2[5], f19[5])),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[1]), mul32(f2[2], f19[9])),
+                    add64(mul32(f2[3], f19[8]), mul32(f2[4], f19[7])),
+                ),
+                mul32(f2[5], f19[6]),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[2]), mul32(f2[1], f[1])),
+                    add64(mul32(f4[3], f19[9]), mul32(f2[4], f19[8])),
+                ),
+                add64(mul32(f4[5], f19[7]), mul32(f[6], f19[6])),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[3]), mul32(f2[1], f[2])),
+                    add64(mul32(f2[4], f19[9]), mul32(f2[5], f19[8])),
+                ),
+                mul32(f2[6], f19[7]),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[4]), mul32(f4[1], f[3])),
+                    add64(mul32(f[2], f[2]), mul32(f4[5], f19[9])),
+                ),
+                add64(mul32(f2[6], f19[8]), mul32(f2[7], f19[7])),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[5]), mul32(f2[1], f[4])),
+                    add64(mul32(f2[2], f[3]), mul32(f2[6], f19[9])),
+                ),
+                mul32(f2[7], f19[8]),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[6]), mul32(f4[1], f[5])),
+                    add64(mul32(f2[2], f[4]), mul32(f2[3], f[3])),
+                ),
+                add64(mul32(f4[7], f19[9]), mul32(f[8], f19[8])),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[7]), mul32(f2[1], f[6])),
+                    add64(mul32(f2[2], f[5]), mul32(f2[3], f[4])),
+                ),
+                mul32(f2[8], f19[9]),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[8]), mul32(f4[1], f[7])),
+                    add64(mul32(f2[2], f[6]), mul32(f4[3], f[5])),
+                ),
+                add64(mul32(f[4], f[4]), mul32(f2[9], f19[9])),
+            ),
+            add64(
+                add64(
+                    add64(mul32(f2[0], f[9]), mul32(f2[1], f[8])),
+                    add64(mul32(f2[2], f[7]), mul32(f2[3], f[6])),
+                ),
+                mul32(f2[4], f[5]),
+            ),
+        ]))
+    }
+
+    #[inline]
+    fn fe_pow2k(f: &Fe4, k: u32) -> Fe4 {
+        let mut x = fe_square(f);
+        for _ in 1..k {
+            x = fe_square(&x);
+        }
+        x
+    }
+
+    #[inline]
+    fn fe_select(mask: u8, a: &Fe4, b: &Fe4) -> Fe4 {
+        Fe4(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
+    }
+
+    /// Gather limbs 4 at a time: load 4 limbs of each lane and transpose the 4 × 4 block so
+    /// that vector k holds limb k of every lane.
+    #[inline]
+    fn fe_from_rows(rows: &[&[u64; 10]]) -> Fe4 {
+        let mut out = [splat(0); 10];
+        for base in [0usize, 4, 6] {
+            // SAFETY: each load reads 4 u64 of a 10-u64 row at offset 0, 4 or 6.
+            let r: [__m256i; 4] = core::array::from_fn(|lane| unsafe {
+                _mm256_loadu_si256(rows[lane][base..base + 4].as_ptr().cast())
+            });
+            let lo01 = _mm256_unpacklo_epi64(r[0], r[1]); // a0 b0 a2 b2
+            let hi01 = _mm256_unpackhi_epi64(r[0], r[1]); // a1 b1 a3 b3
+            let lo23 = _mm256_unpacklo_epi64(r[2], r[3]); // c0 d0 c2 d2
+            let hi23 = _mm256_unpackhi_epi64(r[2], r[3]); // c1 d1 c3 d3
+            out[base] = _mm256_permute2x128_si256::<0x20>(lo01, lo23);
+            out[base + 1] = _mm256_permute2x128_si256::<0x20>(hi01, hi23);
+            out[base + 2] = _mm256_permute2x128_si256::<0x31>(lo01, lo23);
+            out[base + 3] = _mm256_permute2x128_si256::<0x31>(hi01, hi23);
+        }
+        Fe4(out)
+    }
+
+    /// The trait's default ([`super::copy_lane_limbs`]): AVX2's rows are read out one limb
+    /// at a time.
+    #[inline]
+    fn store_rows<'r>(f: &Fe4, rows: impl IntoIterator<Item = (usize, &'r mut [u64; 10])>) {
+        super::copy_lane_limbs(f, rows)
+    }
 }
 
 /// One lane's limbs with one more carry pass, so stored limbs are tight.
@@ -526,14 +492,14 @@ mod tests {
 
     #[test]
     fn lane_arithmetic_matches_big_integers() {
-        if crate::cpu::has_all(&[crate::cpu::Feature::Avx2]) {
+        if super::supported() {
             super::super::tests::arithmetic_matches_big_integers::<Fe4>(5);
         }
     }
 
     #[test]
     fn masks_read_canonical_values() {
-        if crate::cpu::has_all(&[crate::cpu::Feature::Avx2]) {
+        if super::supported() {
             super::super::tests::masks_read_canonical_values::<Fe4>();
             super::super::tests::masks_match_canonical_bytes::<Fe4>();
             super::super::tests::rows_round_trip::<Fe4>();

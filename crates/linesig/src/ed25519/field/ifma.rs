@@ -28,7 +28,7 @@
 //!   critical path of every product, and a limb just above 2^51 is as good an operand.
 //!
 //! Safety: `Fe8` values are made only by code reached from the IFMA backend's entry
-//! point, which runs after `crate::cpu` confirmed AVX-512F, DQ and IFMA
+//! point, which runs after this path's `supported()` (AVX-512F, DQ and IFMA)
 //! (every IFMA CPU has DQ; with it LLVM turns `times19` into one `vpmullq`, worth ~12 %
 //! of the double-scalar loop on Zen 5; on Zen 4 the shifts and additions kept in inline
 //! assembly verified 9 % fewer signatures per second, 140–144k against 154–157k, so
@@ -36,6 +36,9 @@
 //! have them.
 
 use core::arch::x86_64::*;
+use linesig_simd::u64x8::{add as add64, blend, splat};
+
+linesig_simd::isa_path!("avx512f,avx512dq,avx512ifma");
 
 const LANES: usize = 8;
 const LIMB_BITS: [u32; 5] = [51; 5];
@@ -53,342 +56,304 @@ const TWO_P: [u64; 5] = [
 #[derive(Clone, Copy)]
 pub(crate) struct Fe8([__m512i; 5]);
 
-// As in the AVX2 field: every function executing AVX-512 instructions carries the
-// `#[target_feature]` itself, and the `LaneField` methods are `#[inline(always)]` shims.
+// As in the AVX2 field: every function executing AVX-512 instructions is a kernel of
+// this path, and the `LaneField` methods are `#[inline(always)]` shims.
 
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(crate) fn splat(x: u64) -> __m512i {
-    _mm512_set1_epi64(x as i64)
-}
+kernels! {
+    /// acc + low 52 bits of a·b (operands' low 52 bits).
+    #[inline]
+    fn madd_lo(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_madd52lo_epu64(acc, a, b)
+    }
 
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(crate) fn add64(a: __m512i, b: __m512i) -> __m512i {
-    _mm512_add_epi64(a, b)
-}
+    /// acc + bits 52..104 of a·b (operands' low 52 bits).
+    #[inline]
+    fn madd_hi(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_madd52hi_epu64(acc, a, b)
+    }
 
-/// acc + low 52 bits of a·b (operands' low 52 bits).
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn madd_lo(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
-    _mm512_madd52lo_epu64(acc, a, b)
-}
+    /// 19·x as x + 2x + 16x (x < 2^59; no 64-bit lane multiply needed).
+    #[inline]
+    fn times19(x: __m512i) -> __m512i {
+        add64(
+            add64(x, _mm512_slli_epi64::<1>(x)),
+            _mm512_slli_epi64::<4>(x),
+        )
+    }
 
-/// acc + bits 52..104 of a·b (operands' low 52 bits).
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn madd_hi(acc: __m512i, a: __m512i, b: __m512i) -> __m512i {
-    _mm512_madd52hi_epu64(acc, a, b)
-}
+    /// Limbs < 2^61 to carried limbs (< 2^51 + 19·2^10 < B) in one parallel pass.
+    #[inline]
+    fn weak_carry(l: [__m512i; 5]) -> Fe8 {
+        let mask = splat(MASK51);
+        let c: [__m512i; 5] = core::array::from_fn(|i| _mm512_srli_epi64::<51>(l[i]));
+        let m: [__m512i; 5] = core::array::from_fn(|i| _mm512_and_si512(l[i], mask));
+        // c4 < 2^10, so 19·c4 is exact in the low half of IFMA's product.
+        Fe8([
+            madd_lo(m[0], c[4], splat(19)),
+            add64(m[1], c[0]),
+            add64(m[2], c[1]),
+            add64(m[3], c[2]),
+            add64(m[4], c[3]),
+        ])
+    }
 
-/// 19·x as x + 2x + 16x (x < 2^59; no 64-bit lane multiply needed).
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn times19(x: __m512i) -> __m512i {
-    add64(
-        add64(x, _mm512_slli_epi64::<1>(x)),
-        _mm512_slli_epi64::<4>(x),
-    )
-}
+    /// Limbs 0..3 keep their low 51 bits, each carry rippling into the next limb; limb 4
+    /// keeps its carry (the callers fold or drop it).
+    #[inline]
+    fn ripple_carry(l: [__m512i; 5]) -> [__m512i; 5] {
+        let mask = splat(MASK51);
+        let [mut l0, mut l1, mut l2, mut l3, mut l4] = l;
+        l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
+        l0 = _mm512_and_si512(l0, mask);
+        l2 = add64(l2, _mm512_srli_epi64::<51>(l1));
+        l1 = _mm512_and_si512(l1, mask);
+        l3 = add64(l3, _mm512_srli_epi64::<51>(l2));
+        l2 = _mm512_and_si512(l2, mask);
+        l4 = add64(l4, _mm512_srli_epi64::<51>(l3));
+        l3 = _mm512_and_si512(l3, mask);
+        [l0, l1, l2, l3, l4]
+    }
 
-/// Limbs < 2^61 to carried limbs (< 2^51 + 19·2^10 < B) in one parallel pass.
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn weak_carry(l: [__m512i; 5]) -> Fe8 {
-    let mask = splat(MASK51);
-    let c: [__m512i; 5] = core::array::from_fn(|i| _mm512_srli_epi64::<51>(l[i]));
-    let m: [__m512i; 5] = core::array::from_fn(|i| _mm512_and_si512(l[i], mask));
-    // c4 < 2^10, so 19·c4 is exact in the low half of IFMA's product.
-    Fe8([
-        madd_lo(m[0], c[4], splat(19)),
-        add64(m[1], c[0]),
-        add64(m[2], c[1]),
-        add64(m[3], c[2]),
-        add64(m[4], c[3]),
-    ])
-}
+    #[inline]
+    fn fe_constant(limb0: u64) -> Fe8 {
+        let mut f = [splat(0); 5];
+        f[0] = splat(limb0);
+        Fe8(f)
+    }
 
-/// Limbs 0..3 keep their low 51 bits, each carry rippling into the next limb; limb 4
-/// keeps its carry (the callers fold or drop it).
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn ripple_carry(l: [__m512i; 5]) -> [__m512i; 5] {
-    let mask = splat(MASK51);
-    let [mut l0, mut l1, mut l2, mut l3, mut l4] = l;
-    l1 = add64(l1, _mm512_srli_epi64::<51>(l0));
-    l0 = _mm512_and_si512(l0, mask);
-    l2 = add64(l2, _mm512_srli_epi64::<51>(l1));
-    l1 = _mm512_and_si512(l1, mask);
-    l3 = add64(l3, _mm512_srli_epi64::<51>(l2));
-    l2 = _mm512_and_si512(l2, mask);
-    l4 = add64(l4, _mm512_srli_epi64::<51>(l3));
-    l3 = _mm512_and_si512(l3, mask);
-    [l0, l1, l2, l3, l4]
-}
+    #[inline]
+    fn fe_add(f: &Fe8, g: &Fe8) -> Fe8 {
+        weak_carry(core::array::from_fn(|i| add64(f.0[i], g.0[i])))
+    }
 
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_constant(limb0: u64) -> Fe8 {
-    let mut f = [splat(0); 5];
-    f[0] = splat(limb0);
-    Fe8(f)
-}
+    #[inline]
+    fn fe_sub(f: &Fe8, g: &Fe8) -> Fe8 {
+        weak_carry(core::array::from_fn(|i| {
+            _mm512_sub_epi64(add64(f.0[i], splat(TWO_P[i])), g.0[i])
+        }))
+    }
 
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_add(f: &Fe8, g: &Fe8) -> Fe8 {
-    weak_carry(core::array::from_fn(|i| add64(f.0[i], g.0[i])))
-}
+    /// Schoolbook 5 × 5: 25 low and 25 high halves. Product f_i·g_j sits at 2^(51(i+j)):
+    /// its low half goes to column i + j, its high half (weight 2^52) to column i + j + 1,
+    /// doubled. The high halves are summed first and doubled, and the low halves then
+    /// accumulate onto that sum; columns 0..5 add 19 times the column five up (2^255 ≡ 19)
+    /// last, so their own chains need not wait for it. One accumulator per column instead
+    /// of two: no additions merging the halves and half the zeroed registers (a cached
+    /// addition 1,171 instructions instead of 1,394). With the one-pass carry, the
+    /// double-scalar loop ran ~5 % faster on Zen 5; either change alone, not (the longer
+    /// chains cost what the fewer instructions save).
+    #[inline]
+    fn fe_mul(f: &Fe8, g: &Fe8) -> Fe8 {
+        let (f, g) = (&f.0, &g.0);
+        let zero = splat(0);
+        // hi[k]: the high halves landing in column k (k = 1..9).
+        let mut hi = [zero; 10];
+        for i in 0..5 {
+            for j in 0..5 {
+                hi[i + j + 1] = madd_hi(hi[i + j + 1], f[i], g[j]);
+            }
+        }
+        let mut c: [__m512i; 10] = core::array::from_fn(|k| _mm512_slli_epi64::<1>(hi[k]));
+        for k in (5..9).rev() {
+            for i in k - 4..5 {
+                c[k] = madd_lo(c[k], f[i], g[k - i]);
+            }
+        }
+        for k in 0..5 {
+            for i in 0..=k {
+                c[k] = madd_lo(c[k], f[i], g[k - i]);
+            }
+            c[k] = add64(c[k], times19(c[k + 5]));
+        }
+        weak_carry([c[0], c[1], c[2], c[3], c[4]])
+    }
 
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_sub(f: &Fe8, g: &Fe8) -> Fe8 {
-    weak_carry(core::array::from_fn(|i| {
-        _mm512_sub_epi64(add64(f.0[i], splat(TWO_P[i])), g.0[i])
-    }))
-}
+    /// Squaring with the symmetric products merged: 15 products (30 halves) instead of 25.
+    /// Weights: a square's low half counts once and its high half twice; a cross product
+    /// f_i·f_j (i < j) appears twice, so its low half counts twice and its high half four
+    /// times. Each column accumulates by descending weight in one register, doubled
+    /// between weights (4·w4 + 2·w2 + w1 = 2·(2·w4 + w2) + w1), the columns five up
+    /// folded in last, as in [`fe_mul`].
+    #[inline]
+    fn fe_square(f: &Fe8) -> Fe8 {
+        let f = &f.0;
+        let zero = splat(0);
+        // Weight 4: cross products' high halves, column i + j + 1.
+        let mut c = [zero; 10];
+        for i in 0..5 {
+            for j in i + 1..5 {
+                c[i + j + 1] = madd_hi(c[i + j + 1], f[i], f[j]);
+            }
+        }
+        // Weight 2: cross products' low halves (column i + j), squares' high halves (2i + 1).
+        let mut c: [__m512i; 10] = core::array::from_fn(|k| _mm512_slli_epi64::<1>(c[k]));
+        for i in 0..5 {
+            c[2 * i + 1] = madd_hi(c[2 * i + 1], f[i], f[i]);
+            for j in i + 1..5 {
+                c[i + j] = madd_lo(c[i + j], f[i], f[j]);
+            }
+        }
+        // Weight 1: squares' low halves, column 2i.
+        let mut c: [__m512i; 10] = core::array::from_fn(|k| _mm512_slli_epi64::<1>(c[k]));
+        for i in 0..5 {
+            c[2 * i] = madd_lo(c[2 * i], f[i], f[i]);
+        }
+        for k in 0..5 {
+            c[k] = add64(c[k], times19(c[k + 5]));
+        }
+        weak_carry([c[0], c[1], c[2], c[3], c[4]])
+    }
 
-/// Schoolbook 5 × 5: 25 low and 25 high halves. Product f_i·g_j sits at 2^(51(i+j)):
-/// its low half goes to column i + j, its high half (weight 2^52) to column i + j + 1,
-/// doubled. The high halves are summed first and doubled, and the low halves then
-/// accumulate onto that sum; columns 0..5 add 19 times the column five up (2^255 ≡ 19)
-/// last, so their own chains need not wait for it. One accumulator per column instead
-/// of two: no additions merging the halves and half the zeroed registers (a cached
-/// addition 1,171 instructions instead of 1,394). With the one-pass carry, the
-/// double-scalar loop ran ~5 % faster on Zen 5; either change alone, not (the longer
-/// chains cost what the fewer instructions save).
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_mul(f: &Fe8, g: &Fe8) -> Fe8 {
-    let (f, g) = (&f.0, &g.0);
-    let zero = splat(0);
-    // hi[k]: the high halves landing in column k (k = 1..9).
-    let mut hi = [zero; 10];
-    for i in 0..5 {
-        for j in 0..5 {
-            hi[i + j + 1] = madd_hi(hi[i + j + 1], f[i], g[j]);
+    #[inline]
+    fn fe_pow2k(f: &Fe8, k: u32) -> Fe8 {
+        let mut x = fe_square(f);
+        for _ in 1..k {
+            x = fe_square(&x);
+        }
+        x
+    }
+
+    /// The canonical limbs (the value mod p, each limb < 2^51) of any carried element: one
+    /// weak pass (value < 2^255 + 2^214 < 2p), then q = ⌊(v + 19) / 2^255⌋, which is 1
+    /// exactly when v ≥ p, by a carry chain that keeps only carries; then v + 19q with its
+    /// carries rippled and bit 255 dropped is v − q·p (RFC 7748's and ref10's reduction).
+    #[inline]
+    fn fe_canonical(f: &Fe8) -> [__m512i; 5] {
+        let mask = splat(MASK51);
+        let [mut l0, l1, l2, l3, l4] = weak_carry(f.0).0;
+        let mut q = _mm512_srli_epi64::<51>(add64(l0, splat(19)));
+        q = _mm512_srli_epi64::<51>(add64(l1, q));
+        q = _mm512_srli_epi64::<51>(add64(l2, q));
+        q = _mm512_srli_epi64::<51>(add64(l3, q));
+        q = _mm512_srli_epi64::<51>(add64(l4, q));
+        l0 = madd_lo(l0, q, splat(19));
+        let [l0, l1, l2, l3, l4] = ripple_carry([l0, l1, l2, l3, l4]);
+        let l4 = _mm512_and_si512(l4, mask);
+        [l0, l1, l2, l3, l4]
+    }
+
+    #[inline]
+    fn fe_zero_mask(f: &Fe8) -> u8 {
+        let [l0, l1, l2, l3, l4] = fe_canonical(f);
+        let any = _mm512_or_si512(
+            _mm512_or_si512(l0, l1),
+            _mm512_or_si512(l2, _mm512_or_si512(l3, l4)),
+        );
+        _mm512_cmpeq_epi64_mask(any, splat(0))
+    }
+
+    #[inline]
+    fn fe_odd_mask(f: &Fe8) -> u8 {
+        _mm512_test_epi64_mask(fe_canonical(f)[0], splat(1))
+    }
+
+    #[inline]
+    fn fe_select(mask: u8, a: &Fe8, b: &Fe8) -> Fe8 {
+        Fe8(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
+    }
+
+    #[inline]
+    fn from_limb_lanes(lanes: &[[u64; 5]; LANES]) -> Fe8 {
+        Fe8(core::array::from_fn(|i| {
+            let slots: [u64; LANES] = core::array::from_fn(|lane| lanes[lane][i]);
+            // SAFETY: `slots` is 64 readable bytes.
+            unsafe { _mm512_loadu_si512(slots.as_ptr().cast()) }
+        }))
+    }
+
+    /// Lane i's five limbs in slots 0..5 of vector i, the inverse of [`fe_from_rows`]: the
+    /// 5 × 8 block transposed in registers (18 shuffles). Key and R tables are built from
+    /// these rows, 36 vectors per table: read out one limb at a time through memory, a
+    /// key's table cost ~200 TSC ticks per signature to store on Zen 5; written from here
+    /// with masked stores ([`store_rows`]), ~120.
+    #[inline]
+    fn lane_rows(f: &Fe8) -> [__m512i; LANES] {
+        let [l0, l1, l2, l3, l4] = f.0;
+        let zero = splat(0);
+        // Pairs of limbs per lane: lo = lanes 0, 2, 4, 6 (one 128-bit block each), hi = 1, 3, 5, 7.
+        let lo = [
+            _mm512_unpacklo_epi64(l0, l1),
+            _mm512_unpacklo_epi64(l2, l3),
+            _mm512_unpacklo_epi64(l4, zero),
+        ];
+        let hi = [
+            _mm512_unpackhi_epi64(l0, l1),
+            _mm512_unpackhi_epi64(l2, l3),
+            _mm512_unpackhi_epi64(l4, zero),
+        ];
+        let mut rows = [zero; LANES];
+        for (parity, [p01, p23, p4]) in [lo, hi].into_iter().enumerate() {
+            // `_mm512_shuffle_i64x2::<IMM>(a, b)`: blocks IMM[1:0], IMM[3:2] of a, then
+            // IMM[5:4], IMM[7:6] of b. front = blocks 0, 1 of p01 and of p23; back = 2, 3.
+            let front = _mm512_shuffle_i64x2::<0b01_00_01_00>(p01, p23);
+            let back = _mm512_shuffle_i64x2::<0b11_10_11_10>(p01, p23);
+            rows[parity] = _mm512_shuffle_i64x2::<0b00_00_10_00>(front, p4);
+            rows[2 + parity] = _mm512_shuffle_i64x2::<0b01_01_11_01>(front, p4);
+            rows[4 + parity] = _mm512_shuffle_i64x2::<0b10_10_10_00>(back, p4);
+            rows[6 + parity] = _mm512_shuffle_i64x2::<0b11_11_11_01>(back, p4);
+        }
+        rows
+    }
+
+    #[inline]
+    fn to_limb_lanes(f: &Fe8) -> [[u64; 5]; LANES] {
+        // Whole rows through memory: a masked store would not forward to the loads that
+        // read the five limbs back.
+        let mut full = [[0u64; 8]; LANES];
+        for (row, v) in full.iter_mut().zip(lane_rows(f)) {
+            // SAFETY: `row` is 64 writable bytes.
+            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), v) };
+        }
+        full.map(|row| [row[0], row[1], row[2], row[3], row[4]])
+    }
+
+    #[inline]
+    fn store_rows<'r>(f: &Fe8, rows: impl IntoIterator<Item = (usize, &'r mut [u64; 5])>) {
+        let all = lane_rows(f);
+        for (lane, row) in rows {
+            // SAFETY: the mask 0b1_1111 writes the row's five u64 and nothing past them.
+            unsafe { _mm512_mask_storeu_epi64(row.as_mut_ptr().cast(), 0b1_1111, all[lane]) };
         }
     }
-    let mut c: [__m512i; 10] = core::array::from_fn(|k| _mm512_slli_epi64::<1>(hi[k]));
-    for k in (5..9).rev() {
-        for i in k - 4..5 {
-            c[k] = madd_lo(c[k], f[i], g[k - i]);
-        }
+
+    /// Limb k of eight rows into one vector per limb: each 40-byte row is read with one
+    /// masked load and the 8 × 5 block is transposed in registers (19 shuffles). Five
+    /// `vpgatherqq` (one per limb, 40 single loads through the gather unit) do the same;
+    /// with them the ladder's additions took ~1.3× ed25519-simd's time per multiplication
+    /// on Zen 5 (its loads are scalar too), with the transposition ~1.05× (perf profile of
+    /// `scripts/yardstick-ed25519-simd.sh`).
+    #[inline]
+    fn fe_from_rows(rows: &[&[u64; 5]]) -> Fe8 {
+        // SAFETY: the mask 0b1_1111 reads the row's five u64 and nothing past them (masked
+        // lanes are not accessed, so the row's end may be the end of its allocation).
+        let r: [__m512i; LANES] = core::array::from_fn(|lane| unsafe {
+            _mm512_maskz_loadu_epi64(0b1_1111, rows[lane].as_ptr().cast())
+        });
+        // Pairs: unpacklo(a, b) = [a0 b0 | a2 b2 | a4 b4 | 0 0] (128-bit lanes),
+        // unpackhi(a, b) = [a1 b1 | a3 b3 | 0 0 | 0 0].
+        let even: [__m512i; 4] =
+            core::array::from_fn(|p| _mm512_unpacklo_epi64(r[2 * p], r[2 * p + 1]));
+        let odd: [__m512i; 4] = core::array::from_fn(|p| _mm512_unpackhi_epi64(r[2 * p], r[2 * p + 1]));
+        // Quads: two 128-bit lanes from each pair. `_mm512_shuffle_i64x2::<IMM>(a, b)` takes
+        // lanes IMM[1:0], IMM[3:2] of a, then IMM[5:4], IMM[7:6] of b.
+        // q02 = [ab0 | ab2 | cd0 | cd2], q4 = [ab4 | ab4 | cd4 | cd4], q13 = [ab1 | ab3 | cd1 | cd3].
+        let q02: [__m512i; 2] = core::array::from_fn(|q| {
+            _mm512_shuffle_i64x2::<0b01_00_01_00>(even[2 * q], even[2 * q + 1])
+        });
+        let q4: [__m512i; 2] = core::array::from_fn(|q| {
+            _mm512_shuffle_i64x2::<0b10_10_10_10>(even[2 * q], even[2 * q + 1])
+        });
+        let q13: [__m512i; 2] =
+            core::array::from_fn(|q| _mm512_shuffle_i64x2::<0b01_00_01_00>(odd[2 * q], odd[2 * q + 1]));
+        // Octets: lanes 0 and 2 (or 1 and 3) of each quad, in lane order.
+        Fe8([
+            _mm512_shuffle_i64x2::<0b10_00_10_00>(q02[0], q02[1]),
+            _mm512_shuffle_i64x2::<0b10_00_10_00>(q13[0], q13[1]),
+            _mm512_shuffle_i64x2::<0b11_01_11_01>(q02[0], q02[1]),
+            _mm512_shuffle_i64x2::<0b11_01_11_01>(q13[0], q13[1]),
+            _mm512_shuffle_i64x2::<0b10_00_10_00>(q4[0], q4[1]),
+        ])
     }
-    for k in 0..5 {
-        for i in 0..=k {
-            c[k] = madd_lo(c[k], f[i], g[k - i]);
-        }
-        c[k] = add64(c[k], times19(c[k + 5]));
-    }
-    weak_carry([c[0], c[1], c[2], c[3], c[4]])
-}
-
-/// Squaring with the symmetric products merged: 15 products (30 halves) instead of 25.
-/// Weights: a square's low half counts once and its high half twice; a cross product
-/// f_i·f_j (i < j) appears twice, so its low half counts twice and its high half four
-/// times. Each column accumulates by descending weight in one register, doubled
-/// between weights (4·w4 + 2·w2 + w1 = 2·(2·w4 + w2) + w1), the columns five up
-/// folded in last, as in [`fe_mul`].
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_square(f: &Fe8) -> Fe8 {
-    let f = &f.0;
-    let zero = splat(0);
-    // Weight 4: cross products' high halves, column i + j + 1.
-    let mut c = [zero; 10];
-    for i in 0..5 {
-        for j in i + 1..5 {
-            c[i + j + 1] = madd_hi(c[i + j + 1], f[i], f[j]);
-        }
-    }
-    // Weight 2: cross products' low halves (column i + j), squares' high halves (2i + 1).
-    let mut c: [__m512i; 10] = core::array::from_fn(|k| _mm512_slli_epi64::<1>(c[k]));
-    for i in 0..5 {
-        c[2 * i + 1] = madd_hi(c[2 * i + 1], f[i], f[i]);
-        for j in i + 1..5 {
-            c[i + j] = madd_lo(c[i + j], f[i], f[j]);
-        }
-    }
-    // Weight 1: squares' low halves, column 2i.
-    let mut c: [__m512i; 10] = core::array::from_fn(|k| _mm512_slli_epi64::<1>(c[k]));
-    for i in 0..5 {
-        c[2 * i] = madd_lo(c[2 * i], f[i], f[i]);
-    }
-    for k in 0..5 {
-        c[k] = add64(c[k], times19(c[k + 5]));
-    }
-    weak_carry([c[0], c[1], c[2], c[3], c[4]])
-}
-
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_pow2k(f: &Fe8, k: u32) -> Fe8 {
-    let mut x = fe_square(f);
-    for _ in 1..k {
-        x = fe_square(&x);
-    }
-    x
-}
-
-/// The canonical limbs (the value mod p, each limb < 2^51) of any carried element: one
-/// weak pass (value < 2^255 + 2^214 < 2p), then q = ⌊(v + 19) / 2^255⌋, which is 1
-/// exactly when v ≥ p, by a carry chain that keeps only carries; then v + 19q with its
-/// carries rippled and bit 255 dropped is v − q·p (RFC 7748's and ref10's reduction).
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_canonical(f: &Fe8) -> [__m512i; 5] {
-    let mask = splat(MASK51);
-    let [mut l0, l1, l2, l3, l4] = weak_carry(f.0).0;
-    let mut q = _mm512_srli_epi64::<51>(add64(l0, splat(19)));
-    q = _mm512_srli_epi64::<51>(add64(l1, q));
-    q = _mm512_srli_epi64::<51>(add64(l2, q));
-    q = _mm512_srli_epi64::<51>(add64(l3, q));
-    q = _mm512_srli_epi64::<51>(add64(l4, q));
-    l0 = madd_lo(l0, q, splat(19));
-    let [l0, l1, l2, l3, l4] = ripple_carry([l0, l1, l2, l3, l4]);
-    let l4 = _mm512_and_si512(l4, mask);
-    [l0, l1, l2, l3, l4]
-}
-
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_zero_mask(f: &Fe8) -> u8 {
-    let [l0, l1, l2, l3, l4] = fe_canonical(f);
-    let any = _mm512_or_si512(
-        _mm512_or_si512(l0, l1),
-        _mm512_or_si512(l2, _mm512_or_si512(l3, l4)),
-    );
-    _mm512_cmpeq_epi64_mask(any, splat(0))
-}
-
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_odd_mask(f: &Fe8) -> u8 {
-    _mm512_test_epi64_mask(fe_canonical(f)[0], splat(1))
-}
-
-/// Lane i from `a` where bit i of `mask` is set, else from `b`.
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(crate) fn blend(mask: u8, a: __m512i, b: __m512i) -> __m512i {
-    // The blend takes its second operand where the mask bit is set.
-    _mm512_mask_blend_epi64(mask, b, a)
-}
-
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_select(mask: u8, a: &Fe8, b: &Fe8) -> Fe8 {
-    Fe8(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
-}
-
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn from_limb_lanes(lanes: &[[u64; 5]; LANES]) -> Fe8 {
-    Fe8(core::array::from_fn(|i| {
-        let slots: [u64; LANES] = core::array::from_fn(|lane| lanes[lane][i]);
-        // SAFETY: `slots` is 64 readable bytes.
-        unsafe { _mm512_loadu_si512(slots.as_ptr().cast()) }
-    }))
-}
-
-/// Lane i's five limbs in slots 0..5 of vector i, the inverse of [`fe_from_rows`]: the
-/// 5 × 8 block transposed in registers (18 shuffles). Key and R tables are built from
-/// these rows, 36 vectors per table: read out one limb at a time through memory, a
-/// key's table cost ~200 TSC ticks per signature to store on Zen 5; written from here
-/// with masked stores ([`store_rows`]), ~120.
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn lane_rows(f: &Fe8) -> [__m512i; LANES] {
-    let [l0, l1, l2, l3, l4] = f.0;
-    let zero = splat(0);
-    // Pairs of limbs per lane: lo = lanes 0, 2, 4, 6 (one 128-bit block each), hi = 1, 3, 5, 7.
-    let lo = [
-        _mm512_unpacklo_epi64(l0, l1),
-        _mm512_unpacklo_epi64(l2, l3),
-        _mm512_unpacklo_epi64(l4, zero),
-    ];
-    let hi = [
-        _mm512_unpackhi_epi64(l0, l1),
-        _mm512_unpackhi_epi64(l2, l3),
-        _mm512_unpackhi_epi64(l4, zero),
-    ];
-    let mut rows = [zero; LANES];
-    for (parity, [p01, p23, p4]) in [lo, hi].into_iter().enumerate() {
-        // `_mm512_shuffle_i64x2::<IMM>(a, b)`: blocks IMM[1:0], IMM[3:2] of a, then
-        // IMM[5:4], IMM[7:6] of b. front = blocks 0, 1 of p01 and of p23; back = 2, 3.
-        let front = _mm512_shuffle_i64x2::<0b01_00_01_00>(p01, p23);
-        let back = _mm512_shuffle_i64x2::<0b11_10_11_10>(p01, p23);
-        rows[parity] = _mm512_shuffle_i64x2::<0b00_00_10_00>(front, p4);
-        rows[2 + parity] = _mm512_shuffle_i64x2::<0b01_01_11_01>(front, p4);
-        rows[4 + parity] = _mm512_shuffle_i64x2::<0b10_10_10_00>(back, p4);
-        rows[6 + parity] = _mm512_shuffle_i64x2::<0b11_11_11_01>(back, p4);
-    }
-    rows
-}
-
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn to_limb_lanes(f: &Fe8) -> [[u64; 5]; LANES] {
-    // Whole rows through memory: a masked store would not forward to the loads that
-    // read the five limbs back.
-    let mut full = [[0u64; 8]; LANES];
-    for (row, v) in full.iter_mut().zip(lane_rows(f)) {
-        // SAFETY: `row` is 64 writable bytes.
-        unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), v) };
-    }
-    full.map(|row| [row[0], row[1], row[2], row[3], row[4]])
-}
-
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn store_rows<'r>(f: &Fe8, rows: impl IntoIterator<Item = (usize, &'r mut [u64; 5])>) {
-    let all = lane_rows(f);
-    for (lane, row) in rows {
-        // SAFETY: the mask 0b1_1111 writes the row's five u64 and nothing past them.
-        unsafe { _mm512_mask_storeu_epi64(row.as_mut_ptr().cast(), 0b1_1111, all[lane]) };
-    }
-}
-
-/// Limb k of eight rows into one vector per limb: each 40-byte row is read with one
-/// masked load and the 8 × 5 block is transposed in registers (19 shuffles). Five
-/// `vpgatherqq` (one per limb, 40 single loads through the gather unit) do the same;
-/// with them the ladder's additions took ~1.3× ed25519-simd's time per multiplication
-/// on Zen 5 (its loads are scalar too), with the transposition ~1.05× (perf profile of
-/// `scripts/yardstick-ed25519-simd.sh`).
-#[target_feature(enable = "avx512f,avx512ifma,avx512dq")]
-#[inline]
-fn fe_from_rows(rows: &[&[u64; 5]]) -> Fe8 {
-    // SAFETY: the mask 0b1_1111 reads the row's five u64 and nothing past them (masked
-    // lanes are not accessed, so the row's end may be the end of its allocation).
-    let r: [__m512i; LANES] = core::array::from_fn(|lane| unsafe {
-        _mm512_maskz_loadu_epi64(0b1_1111, rows[lane].as_ptr().cast())
-    });
-    // Pairs: unpacklo(a, b) = [a0 b0 | a2 b2 | a4 b4 | 0 0] (128-bit lanes),
-    // unpackhi(a, b) = [a1 b1 | a3 b3 | 0 0 | 0 0].
-    let even: [__m512i; 4] =
-        core::array::from_fn(|p| _mm512_unpacklo_epi64(r[2 * p], r[2 * p + 1]));
-    let odd: [__m512i; 4] = core::array::from_fn(|p| _mm512_unpackhi_epi64(r[2 * p], r[2 * p + 1]));
-    // Quads: two 128-bit lanes from each pair. `_mm512_shuffle_i64x2::<IMM>(a, b)` takes
-    // lanes IMM[1:0], IMM[3:2] of a, then IMM[5:4], IMM[7:6] of b.
-    // q02 = [ab0 | ab2 | cd0 | cd2], q4 = [ab4 | ab4 | cd4 | cd4], q13 = [ab1 | ab3 | cd1 | cd3].
-    let q02: [__m512i; 2] = core::array::from_fn(|q| {
-        _mm512_shuffle_i64x2::<0b01_00_01_00>(even[2 * q], even[2 * q + 1])
-    });
-    let q4: [__m512i; 2] = core::array::from_fn(|q| {
-        _mm512_shuffle_i64x2::<0b10_10_10_10>(even[2 * q], even[2 * q + 1])
-    });
-    let q13: [__m512i; 2] =
-        core::array::from_fn(|q| _mm512_shuffle_i64x2::<0b01_00_01_00>(odd[2 * q], odd[2 * q + 1]));
-    // Octets: lanes 0 and 2 (or 1 and 3) of each quad, in lane order.
-    Fe8([
-        _mm512_shuffle_i64x2::<0b10_00_10_00>(q02[0], q02[1]),
-        _mm512_shuffle_i64x2::<0b10_00_10_00>(q13[0], q13[1]),
-        _mm512_shuffle_i64x2::<0b11_01_11_01>(q02[0], q02[1]),
-        _mm512_shuffle_i64x2::<0b11_01_11_01>(q13[0], q13[1]),
-        _mm512_shuffle_i64x2::<0b10_00_10_00>(q4[0], q4[1]),
-    ])
 }
 
 /// Carried limbs are valid operands as they stand (module note), so they are stored
@@ -408,13 +373,6 @@ mod tests {
     use super::super::LaneField;
     use super::*;
     use num_bigint::BigUint;
-
-    fn supported() -> bool {
-        crate::cpu::has_all(&[
-            crate::cpu::Feature::Avx512F,
-            crate::cpu::Feature::Avx512Ifma,
-        ])
-    }
 
     #[test]
     fn lane_arithmetic_matches_big_integers() {

@@ -1122,14 +1122,14 @@ fn check_cofactored<F: LaneField>(
 /// faster end to end on IFMA (Zen 5), ~5 % slower on AVX2, whose 10-limb elements spill
 /// either way and whose field products LLVM already keeps out of line.
 macro_rules! ladder_steps {
-    (inline, $field:ty, $features:literal) => {
+    (inline, $field:ty) => {
         /// # Safety
         /// None needed; `unsafe` only to match the `out_of_line` form.
         unsafe fn ladder_steps() -> InlineSteps {
             InlineSteps
         }
     };
-    (out_of_line, $field:ty, $features:literal) => {
+    (out_of_line, $field:ty) => {
         /// A value is proof that the CPU has the backend's features.
         #[derive(Clone, Copy)]
         struct Steps(());
@@ -1172,39 +1172,38 @@ macro_rules! ladder_steps {
             }
         }
 
-        #[target_feature(enable = $features)]
-        #[inline(never)]
-        fn mul_by_16_here(acc: &mut Extended<$field>) {
-            acc.mul_by_16_assign_one_body()
-        }
+        kernels! {
+            #[inline(never)]
+            fn mul_by_16_here(acc: &mut Extended<$field>) {
+                acc.mul_by_16_assign_one_body()
+            }
 
-        #[target_feature(enable = $features)]
-        #[inline(never)]
-        fn add_here(
-            acc: &mut Extended<$field>,
-            rows: &AddendRows<'_, $field>,
-            negate: u8,
-            with_t: bool,
-        ) {
-            acc.add_assign(rows, negate, with_t, TwoZ::FromRows)
-        }
+            #[inline(never)]
+            fn add_here(
+                acc: &mut Extended<$field>,
+                rows: &AddendRows<'_, $field>,
+                negate: u8,
+                with_t: bool,
+            ) {
+                acc.add_assign(rows, negate, with_t, TwoZ::FromRows)
+            }
 
-        #[target_feature(enable = $features)]
-        #[inline(never)]
-        fn add_affine_here(
-            acc: &mut Extended<$field>,
-            rows: &[&AffineLimbs<$field>],
-            negate: u8,
-            with_t: bool,
-        ) {
-            acc.add_assign_affine(rows, negate, with_t)
+            #[inline(never)]
+            fn add_affine_here(
+                acc: &mut Extended<$field>,
+                rows: &[&AffineLimbs<$field>],
+                negate: u8,
+                with_t: bool,
+            ) {
+                acc.add_assign_affine(rows, negate, with_t)
+            }
         }
     };
 }
 
-/// One instantiation of the generic verifier: a module with `FEATURES` (the
-/// `crate::cpu` features its target-feature string names: keep the two equal),
-/// `supported()`, `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base
+/// One instantiation of the generic verifier: a module that is the ISA path of
+/// `$features` (`linesig_simd::isa_path!`: its `FEATURES`, `supported()` and kernels
+/// from that one literal), `verify_groups()` (the per-unit path), `verify_hot()` (the fixed-base
 /// path of cached keys) and `key_table_bytes()`, compiled with the backend's target
 /// features, its ladder steps `inline` or `out_of_line` (see `ladder_steps!`), how many
 /// vectors of keys it decodes at once (their square roots interleave; see
@@ -1213,7 +1212,7 @@ macro_rules! ladder_steps {
 macro_rules! lane_backend {
     (
         $(#[$doc:meta])* $module:ident, $field:ty, $words:ty, $features:literal,
-        [$($feature:ident),+], $steps:ident, $key_vectors:literal, $base_radix:expr,
+        $steps:ident, $key_vectors:literal, $base_radix:expr,
         $plan:expr
     ) => {
         $(#[$doc])*
@@ -1226,7 +1225,9 @@ macro_rules! lane_backend {
             static FIXED_BASEPOINT: OnceLock<fixed_base::FixedBaseTable<$field>> =
                 OnceLock::new();
 
-            ladder_steps!($steps, $field, $features);
+            linesig_simd::isa_path!($features);
+
+            ladder_steps!($steps, $field);
 
             /// The plan this backend runs `rules` on.
             pub(crate) fn plan(rules: Rules) -> Plan {
@@ -1234,25 +1235,26 @@ macro_rules! lane_backend {
                 plan(rules)
             }
 
-            #[target_feature(enable = $features)]
-            fn verify_groups_here(
-                plan: Plan,
-                rules: Rules,
-                lanes: usize,
-                entries: &[UnitEntry<'_>],
-                groups: &[Range<usize>],
-                out: &mut [Verdict],
-                clock: &mut impl StageClock,
-            ) {
-                let base = BASE_TABLES
-                    .get_or_init(|| base_tables(&Constants::<$field>::new(), $base_radix));
-                // SAFETY: this function runs only where `supported()` held (its
-                // callers check).
-                let steps = unsafe { ladder_steps() };
-                let ladder = Ladder { steps, base };
-                verify_entries::<$field, $words, $key_vectors>(
-                    ladder, plan, rules, lanes, entries, groups, out, clock,
-                )
+            kernels! {
+                fn verify_groups_here(
+                    plan: Plan,
+                    rules: Rules,
+                    lanes: usize,
+                    entries: &[UnitEntry<'_>],
+                    groups: &[Range<usize>],
+                    out: &mut [Verdict],
+                    clock: &mut impl StageClock,
+                ) {
+                    let base = BASE_TABLES
+                        .get_or_init(|| base_tables(&Constants::<$field>::new(), $base_radix));
+                    // SAFETY: this function runs only where `supported()` held (its
+                    // callers check).
+                    let steps = unsafe { ladder_steps() };
+                    let ladder = Ladder { steps, base };
+                    verify_entries::<$field, $words, $key_vectors>(
+                        ladder, plan, rules, lanes, entries, groups, out, clock,
+                    )
+                }
             }
 
             /// As [`verify_groups`] on `plan`, timing each stage into `clock`; `false`
@@ -1273,32 +1275,24 @@ macro_rules! lane_backend {
                 true
             }
 
-            #[target_feature(enable = $features)]
-            fn verify_hot_here(
-                rules: Rules,
-                lanes: usize,
-                cache: &KeyCache,
-                entries: &[UnitEntry<'_>],
-                groups: Vec<Range<usize>>,
-                out: &mut [Verdict],
-            ) -> Vec<Range<usize>> {
-                let base = FIXED_BASEPOINT.get_or_init(fixed_base::basepoint_table::<$field>);
-                // SAFETY: this function runs only where `supported()` held (its caller
-                // checks).
-                let steps = unsafe { ladder_steps() };
-                let ladder = Ladder { steps, base };
-                fixed_base::verify_hot_groups::<$field, $words>(
-                    ladder, rules, lanes, cache, entries, groups, out,
-                )
-            }
-
-            /// What `$features` enables, for `crate::cpu`.
-            pub(crate) const FEATURES: &[crate::cpu::Feature] =
-                &[$(crate::cpu::Feature::$feature),+];
-
-            /// Whether this CPU can run the backend.
-            pub(crate) fn supported() -> bool {
-                crate::cpu::has_all(FEATURES)
+            kernels! {
+                fn verify_hot_here(
+                    rules: Rules,
+                    lanes: usize,
+                    cache: &KeyCache,
+                    entries: &[UnitEntry<'_>],
+                    groups: Vec<Range<usize>>,
+                    out: &mut [Verdict],
+                ) -> Vec<Range<usize>> {
+                    let base = FIXED_BASEPOINT.get_or_init(fixed_base::basepoint_table::<$field>);
+                    // SAFETY: this function runs only where `supported()` held (its caller
+                    // checks).
+                    let steps = unsafe { ladder_steps() };
+                    let ladder = Ladder { steps, base };
+                    fixed_base::verify_hot_groups::<$field, $words>(
+                        ladder, rules, lanes, cache, entries, groups, out,
+                    )
+                }
             }
 
             /// Verify on this backend. The engine selects it only where [`supported`]
@@ -1385,7 +1379,6 @@ lane_backend!(
     super::super::field::avx2::Fe4,
     super::super::sha512::avx2::Words4,
     "avx2",
-    [Avx2],
     inline,
     3,
     BaseRadix::Bits8,
@@ -1398,7 +1391,6 @@ lane_backend!(
     super::super::field::ifma::Fe8,
     super::super::sha512::avx512::Words8,
     "avx2,avx512f,avx512bw,avx512dq,avx512ifma",
-    [Avx2, Avx512F, Avx512Bw, Avx512Dq, Avx512Ifma],
     out_of_line,
     4,
     BaseRadix::Bits12,

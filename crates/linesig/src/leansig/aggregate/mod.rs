@@ -1,4 +1,4 @@
-//! leanSig aggregation (issue 21): many devnet-4 signatures, one STARK proof that all
+//! leanSig aggregation: many devnet-4 signatures, one STARK proof that all
 //! of them verify, checked against the list of (public key, message, epoch) alone.
 //! Behind the `aggregate` cargo feature.
 //!
@@ -30,7 +30,8 @@ use super::lanes::from_monty;
 use super::{decode, decode_epoch_and_message, hash, ssz, Instance, MESSAGE_BYTES};
 use crate::item::Item;
 use crate::verdict::{Reject, Verdict};
-use crate::{Backend, Scheme};
+use crate::verifier::SchemeVerifier;
+use linesig_simd::Isa;
 use p3_field::PrimeCharacteristicRing;
 use p3_koala_bear::KoalaBear;
 use statement::{AggregateAir, Claim, Witness};
@@ -156,7 +157,9 @@ pub fn prove(instance: Instance, items: &[Item<'_>]) -> Result<AggregateProof, A
         AggregateError::Empty,
         |count| AggregateError::TooMany { count },
     )?;
-    let backend = Backend::best_for(Scheme::LeanSig(instance));
+    // The engine's default for leanSig on this CPU (`Backend::best_for`), taken from the
+    // scheme's own preference so that the scheme does not import the dispatch above it.
+    let backend = Instance::best_listed(Isa::detected());
     let mut verdicts = vec![Verdict::Valid; items.len()];
     super::verify_unit(instance, backend, 16, items, 0, &mut verdicts);
     if let Some((index, reason)) = verdicts.iter().enumerate().find_map(|(i, v)| match v {

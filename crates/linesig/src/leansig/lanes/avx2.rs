@@ -6,110 +6,99 @@
 //! `vpminud` against r + p brings it to [0, p).
 //!
 //! Safety: `Avx2` values are made only inside the kernels of `simd_permutations!`, which
-//! check that `crate::cpu` found AVX2 first.
+//! assert this path's `supported()` first.
 
 use super::{simd_permutations, KoalaLanes, P, P_INV};
-use crate::cpu::Feature;
 use core::arch::x86_64::*;
+
+linesig_simd::isa_path!("avx2");
 
 #[derive(Clone, Copy)]
 pub(crate) struct Avx2(__m256i);
 
-/// What the `#[target_feature]` functions here enable.
-pub(crate) const FEATURES: &[Feature] = &[Feature::Avx2];
-
-/// Whether this CPU runs the AVX2 lanes.
-pub(crate) fn supported() -> bool {
-    crate::cpu::has_all(FEATURES)
-}
-
-// Every function executing AVX2 instructions carries the target feature itself; the
+// Every function executing these instructions is one of the path's `kernels!`; the
 // trait methods are `#[inline(always)]` shims that inline into the kernels.
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn add(a: __m256i, b: __m256i) -> __m256i {
-    // a, b < p < 2^31: the sum fits; min(s, s − p) picks s − p exactly when s ≥ p.
-    let s = _mm256_add_epi32(a, b);
-    _mm256_min_epu32(s, _mm256_sub_epi32(s, _mm256_set1_epi32(P as i32)))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn sub(a: __m256i, b: __m256i) -> __m256i {
-    // d = a − b wraps below zero exactly when a < b; min(d, d + p) picks d + p then.
-    let d = _mm256_sub_epi32(a, b);
-    _mm256_min_epu32(d, _mm256_add_epi32(d, _mm256_set1_epi32(P as i32)))
-}
-
-/// Montgomery reduction of eight (sixteen) 64-bit sums v < 2^32·p, held as the even
-/// lanes' sums in `even` and the odd lanes' in `odd`: r = (v − q·p)/2^32 with
-/// q = lo32(v)·p⁻¹, exact because the low halves cancel, in (−p, p), then [0, p).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn reduce(even: __m256i, odd: __m256i) -> __m256i {
-    let p = _mm256_set1_epi32(P as i32);
-    let low = _mm256_blend_epi32::<0xAA>(even, _mm256_slli_epi64::<32>(odd));
-    let q = _mm256_mullo_epi32(low, _mm256_set1_epi32(P_INV as i32));
-    let qp_even = _mm256_mul_epu32(q, p);
-    let qp_odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(q), p);
-    let high = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd);
-    let qp_high = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(qp_even), qp_odd);
-    let r = _mm256_sub_epi32(high, qp_high);
-    _mm256_min_epu32(r, _mm256_add_epi32(r, p))
-}
-
-/// [`super::div_2exp_scalar`] on every lane.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn div_2exp(x: __m256i, k: u32) -> __m256i {
-    let p = _mm256_set1_epi32(P as i32);
-    let t = _mm256_and_si256(
-        _mm256_sub_epi32(_mm256_setzero_si256(), x),
-        _mm256_set1_epi32(((1u32 << k) - 1) as i32),
-    );
-    let shifted = _mm256_srl_epi32(_mm256_add_epi32(x, t), _mm_cvtsi32_si128(k as i32));
-    let y = _mm256_add_epi32(
-        shifted,
-        _mm256_mullo_epi32(t, _mm256_set1_epi32((127u32 << (24 - k)) as i32)),
-    );
-    _mm256_min_epu32(y, _mm256_sub_epi32(y, p))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn mul(a: __m256i, b: __m256i) -> __m256i {
-    let even = _mm256_mul_epu32(a, b);
-    let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
-    reduce(even, odd)
-}
-
-/// Σ x_j·c_j with one reduction per two products: two products of values below p sum
-/// below 2p² < 2^32·p, inside [`reduce`]'s range. A broadcast constant sits in every
-/// 32-bit lane, so `vpmuludq` finds it under the odd lanes too without a shift.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn dot(x: &[Avx2], c: &[u32]) -> __m256i {
-    let mut acc = _mm256_setzero_si256();
-    let product = |x: __m256i, c: u32| {
-        let c = _mm256_set1_epi32(c as i32);
-        (
-            _mm256_mul_epu32(x, c),
-            _mm256_mul_epu32(_mm256_srli_epi64::<32>(x), c),
-        )
-    };
-    let mut pairs = x.chunks_exact(2);
-    for (pair, c) in (&mut pairs).zip(c.chunks_exact(2)) {
-        let (e0, o0) = product(pair[0].0, c[0]);
-        let (e1, o1) = product(pair[1].0, c[1]);
-        let r = reduce(_mm256_add_epi64(e0, e1), _mm256_add_epi64(o0, o1));
-        acc = add(acc, r);
+kernels! {
+    #[inline]
+    fn add(a: __m256i, b: __m256i) -> __m256i {
+        // a, b < p < 2^31: the sum fits; min(s, s − p) picks s − p exactly when s ≥ p.
+        let s = _mm256_add_epi32(a, b);
+        _mm256_min_epu32(s, _mm256_sub_epi32(s, _mm256_set1_epi32(P as i32)))
     }
-    if let [last] = pairs.remainder() {
-        let (e, o) = product(last.0, c[x.len() - 1]);
-        acc = add(acc, reduce(e, o));
+
+    #[inline]
+    fn sub(a: __m256i, b: __m256i) -> __m256i {
+        // d = a − b wraps below zero exactly when a < b; min(d, d + p) picks d + p then.
+        let d = _mm256_sub_epi32(a, b);
+        _mm256_min_epu32(d, _mm256_add_epi32(d, _mm256_set1_epi32(P as i32)))
     }
-    acc
+
+    /// Montgomery reduction of eight (sixteen) 64-bit sums v < 2^32·p, held as the even
+    /// lanes' sums in `even` and the odd lanes' in `odd`: r = (v − q·p)/2^32 with
+    /// q = lo32(v)·p⁻¹, exact because the low halves cancel, in (−p, p), then [0, p).
+    #[inline]
+    fn reduce(even: __m256i, odd: __m256i) -> __m256i {
+        let p = _mm256_set1_epi32(P as i32);
+        let low = _mm256_blend_epi32::<0xAA>(even, _mm256_slli_epi64::<32>(odd));
+        let q = _mm256_mullo_epi32(low, _mm256_set1_epi32(P_INV as i32));
+        let qp_even = _mm256_mul_epu32(q, p);
+        let qp_odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(q), p);
+        let high = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd);
+        let qp_high = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(qp_even), qp_odd);
+        let r = _mm256_sub_epi32(high, qp_high);
+        _mm256_min_epu32(r, _mm256_add_epi32(r, p))
+    }
+
+    /// [`super::div_2exp_scalar`] on every lane.
+    #[inline]
+    fn div_2exp(x: __m256i, k: u32) -> __m256i {
+        let p = _mm256_set1_epi32(P as i32);
+        let t = _mm256_and_si256(
+            _mm256_sub_epi32(_mm256_setzero_si256(), x),
+            _mm256_set1_epi32(((1u32 << k) - 1) as i32),
+        );
+        let shifted = _mm256_srl_epi32(_mm256_add_epi32(x, t), _mm_cvtsi32_si128(k as i32));
+        let y = _mm256_add_epi32(
+            shifted,
+            _mm256_mullo_epi32(t, _mm256_set1_epi32((127u32 << (24 - k)) as i32)),
+        );
+        _mm256_min_epu32(y, _mm256_sub_epi32(y, p))
+    }
+
+    #[inline]
+    fn mul(a: __m256i, b: __m256i) -> __m256i {
+        let even = _mm256_mul_epu32(a, b);
+        let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
+        reduce(even, odd)
+    }
+
+    /// Σ x_j·c_j with one reduction per two products: two products of values below p sum
+    /// below 2p² < 2^32·p, inside [`reduce`]'s range. A broadcast constant sits in every
+    /// 32-bit lane, so `vpmuludq` finds it under the odd lanes too without a shift.
+    #[inline]
+    fn dot(x: &[Avx2], c: &[u32]) -> __m256i {
+        let mut acc = _mm256_setzero_si256();
+        let product = |x: __m256i, c: u32| {
+            let c = _mm256_set1_epi32(c as i32);
+            (
+                _mm256_mul_epu32(x, c),
+                _mm256_mul_epu32(_mm256_srli_epi64::<32>(x), c),
+            )
+        };
+        let mut pairs = x.chunks_exact(2);
+        for (pair, c) in (&mut pairs).zip(c.chunks_exact(2)) {
+            let (e0, o0) = product(pair[0].0, c[0]);
+            let (e1, o1) = product(pair[1].0, c[1]);
+            let r = reduce(_mm256_add_epi64(e0, e1), _mm256_add_epi64(o0, o1));
+            acc = add(acc, r);
+        }
+        if let [last] = pairs.remainder() {
+            let (e, o) = product(last.0, c[x.len() - 1]);
+            acc = add(acc, reduce(e, o));
+        }
+        acc
+    }
 }
 
 impl KoalaLanes for Avx2 {
@@ -159,7 +148,7 @@ impl KoalaLanes for Avx2 {
         Avx2(unsafe { mul(self.0, other.0) })
     }
 
-    simd_permutations!(Avx2, "avx2", supported);
+    simd_permutations!(Avx2);
 }
 
 /// Sixteen lanes as two interleaved `__m256i`: the same operations on two independent
@@ -168,24 +157,25 @@ impl KoalaLanes for Avx2 {
 #[derive(Clone, Copy)]
 pub(crate) struct Avx2x2([__m256i; 2]);
 
-/// [`dot`] on both halves, the two reductions of each pair side by side.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn dot2(x: &[Avx2x2], c: &[u32]) -> [__m256i; 2] {
-    let mut acc = [_mm256_setzero_si256(); 2];
-    for (pair, c) in x.chunks(2).zip(c.chunks(2)) {
-        for (h, acc) in acc.iter_mut().enumerate() {
-            let mut even = _mm256_setzero_si256();
-            let mut odd = _mm256_setzero_si256();
-            for (x, &c) in pair.iter().zip(c) {
-                let c = _mm256_set1_epi32(c as i32);
-                even = _mm256_add_epi64(even, _mm256_mul_epu32(x.0[h], c));
-                odd = _mm256_add_epi64(odd, _mm256_mul_epu32(_mm256_srli_epi64::<32>(x.0[h]), c));
+kernels! {
+    /// [`dot`] on both halves, the two reductions of each pair side by side.
+    #[inline]
+    fn dot2(x: &[Avx2x2], c: &[u32]) -> [__m256i; 2] {
+        let mut acc = [_mm256_setzero_si256(); 2];
+        for (pair, c) in x.chunks(2).zip(c.chunks(2)) {
+            for (h, acc) in acc.iter_mut().enumerate() {
+                let mut even = _mm256_setzero_si256();
+                let mut odd = _mm256_setzero_si256();
+                for (x, &c) in pair.iter().zip(c) {
+                    let c = _mm256_set1_epi32(c as i32);
+                    even = _mm256_add_epi64(even, _mm256_mul_epu32(x.0[h], c));
+                    odd = _mm256_add_epi64(odd, _mm256_mul_epu32(_mm256_srli_epi64::<32>(x.0[h]), c));
+                }
+                *acc = add(*acc, reduce(even, odd));
             }
-            *acc = add(*acc, reduce(even, odd));
         }
+        acc
     }
-    acc
 }
 
 impl KoalaLanes for Avx2x2 {
@@ -233,5 +223,5 @@ impl KoalaLanes for Avx2x2 {
         Avx2x2(unsafe { [mul(self.0[0], other.0[0]), mul(self.0[1], other.0[1])] })
     }
 
-    simd_permutations!(Avx2x2, "avx2", supported);
+    simd_permutations!(Avx2x2);
 }

@@ -400,30 +400,27 @@ pub(crate) fn poseidon2_lanes<L: KoalaLanes, const W: usize>(
     }
 }
 
-/// The four permutation kernels of a SIMD backend, each compiled with `$features` so the
-/// lane operations inline into one function, and each asserting CPU support first.
+/// The four permutation kernels of a SIMD backend, expanded in its `isa_path!` module:
+/// each compiled with the path's features (its `kernels!`) so the lane operations inline
+/// into one function, and each asserting CPU support first.
 macro_rules! simd_permutations {
-    ($lanes:ty, $features:literal, $supported:path) => {
-        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
-            poseidon1_16, 16, poseidon1_lanes);
-        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
-            poseidon1_24, 24, poseidon1_lanes);
-        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
-            poseidon2_16, 16, poseidon2_lanes);
-        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, $features, $supported,
-            poseidon2_24, 24, poseidon2_lanes);
+    ($lanes:ty) => {
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, poseidon1_16, 16, poseidon1_lanes);
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, poseidon1_24, 24, poseidon1_lanes);
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, poseidon2_16, 16, poseidon2_lanes);
+        $crate::leansig::lanes::simd_permutations!(@kernel $lanes, poseidon2_24, 24, poseidon2_lanes);
     };
     // One kernel: `$name` of width `$width`, the generic `$generic` over `$name`'s
     // constants.
-    (@kernel $lanes:ty, $features:literal, $supported:path,
-     $name:ident, $width:literal, $generic:ident) => {
+    (@kernel $lanes:ty, $name:ident, $width:literal, $generic:ident) => {
         fn $name(state: &mut [Self; $width]) {
-            #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; $width]) {
-                let k = &$crate::leansig::poseidon::constants().$name;
-                $crate::leansig::lanes::$generic(state, k)
+            kernels! {
+                fn kernel(state: &mut [$lanes; $width]) {
+                    let k = &$crate::leansig::poseidon::constants().$name;
+                    $crate::leansig::lanes::$generic(state, k)
+                }
             }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
+            assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
             unsafe { kernel(state) }
         }

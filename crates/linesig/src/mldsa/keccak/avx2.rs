@@ -1,16 +1,18 @@
 //! Four Keccak states per `__m256i`: lane i of every word belongs to state i.
 //!
 //! Safety: `KeccakAvx2` values are made only by code reached from an AVX2 backend's
-//! entry point, which runs after `crate::cpu` found AVX2.
+//! entry point, which runs after this path's `supported()` held.
 
 use super::KeccakLanes;
 use core::arch::x86_64::*;
+
+linesig_simd::isa_path!("avx2");
 
 #[derive(Clone, Copy)]
 pub(crate) struct KeccakAvx2(__m256i);
 
 impl KeccakLanes for KeccakAvx2 {
-    super::simd_permute!(KeccakAvx2, "avx2", supported);
+    super::simd_permute!(KeccakAvx2);
 
     const N: usize = 4;
 
@@ -50,9 +52,4 @@ impl KeccakLanes for KeccakAvx2 {
             KeccakAvx2(_mm256_or_si256(left, _mm256_srli_epi64::<R>(self.0)))
         }
     }
-}
-
-/// Whether this CPU runs the AVX2 Keccak.
-pub(crate) fn supported() -> bool {
-    crate::cpu::has_all(&[crate::cpu::Feature::Avx2])
 }

@@ -2,16 +2,18 @@
 //! instruction): lane i of every word belongs to state i.
 //!
 //! Safety: `KeccakAvx512` values are made only by code reached from an AVX-512
-//! backend's entry point, which runs after `crate::cpu` found AVX-512F.
+//! backend's entry point, which runs after this path's `supported()` held.
 
 use super::KeccakLanes;
 use core::arch::x86_64::*;
+
+linesig_simd::isa_path!("avx512f");
 
 #[derive(Clone, Copy)]
 pub(crate) struct KeccakAvx512(__m512i);
 
 impl KeccakLanes for KeccakAvx512 {
-    super::simd_permute!(KeccakAvx512, "avx512f", supported);
+    super::simd_permute!(KeccakAvx512);
 
     const N: usize = 8;
 
@@ -47,9 +49,4 @@ impl KeccakLanes for KeccakAvx512 {
     fn rotl<const L: i32, const R: i32>(self) -> Self {
         KeccakAvx512(unsafe { _mm512_rol_epi64::<L>(self.0) })
     }
-}
-
-/// Whether this CPU runs the AVX-512 Keccak.
-pub(crate) fn supported() -> bool {
-    crate::cpu::has_all(&[crate::cpu::Feature::Avx512F])
 }

@@ -58,20 +58,22 @@ pub(crate) fn sponge_step<K: KeccakLanes>(
 }
 
 /// A SIMD backend's [`KeccakLanes::absorb_permute_extract`]: the generic sponge step
-/// in a function compiled with the backend's features (LLVM inlines intrinsics only
-/// into such functions reliably), after checking the CPU has them (a cached flag).
+/// in a function compiled with the features of the `isa_path!` module it expands in
+/// (LLVM inlines intrinsics only into such functions reliably), after checking the CPU
+/// has them (a cached flag).
 macro_rules! simd_permute {
-    ($lanes:ty, $features:literal, $supported:path) => {
+    ($lanes:ty) => {
         fn absorb_permute_extract(
             state: &mut [$lanes; 25],
             absorb: &[[u64; 8]],
             extract: &mut [[u64; 8]],
         ) {
-            #[target_feature(enable = $features)]
-            fn kernel(state: &mut [$lanes; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
-                $crate::mldsa::keccak::sponge_step(state, absorb, extract)
+            kernels! {
+                fn kernel(state: &mut [$lanes; 25], absorb: &[[u64; 8]], extract: &mut [[u64; 8]]) {
+                    $crate::mldsa::keccak::sponge_step(state, absorb, extract)
+                }
             }
-            assert!($supported(), "{} Keccak on a CPU without it", $features);
+            assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
             unsafe { kernel(state, absorb, extract) }
         }

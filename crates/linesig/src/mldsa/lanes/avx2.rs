@@ -6,12 +6,13 @@
 //! are shifted down, multiplied the same way, and blended back.
 //!
 //! Safety: `Avx2` values are made only by code reached from the backend's entry point,
-//! which runs after `crate::cpu` found AVX2.
+//! which runs after this path's `supported()` held.
 
 use super::Lanes;
-use crate::cpu::Feature;
 use crate::mldsa::arith::{Q, QINV};
 use core::arch::x86_64::*;
+
+linesig_simd::isa_path!("avx2");
 
 #[derive(Clone, Copy)]
 pub(crate) struct Avx2(__m256i);
@@ -19,72 +20,75 @@ pub(crate) struct Avx2(__m256i);
 // As in the Ed25519 AVX2 field: every function executing AVX2 instructions carries the
 // target feature itself, and the `Lanes` methods are `#[inline(always)]` shims.
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn montgomery_mul(a: __m256i, b: __m256i) -> __m256i {
-    let q = _mm256_set1_epi32(Q);
-    let qinv = _mm256_set1_epi32(QINV);
-    let even = {
-        let p = _mm256_mul_epi32(a, b);
-        let t = _mm256_mul_epi32(p, qinv);
-        _mm256_sub_epi32(p, _mm256_mul_epi32(t, q))
-    };
-    let odd = {
-        let p = _mm256_mul_epi32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
-        let t = _mm256_mul_epi32(p, qinv);
-        _mm256_sub_epi32(p, _mm256_mul_epi32(t, q))
-    };
-    // Results sit in the high halves of the 64-bit slots.
-    _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd)
+kernels! {
+    #[inline]
+    fn montgomery_mul(a: __m256i, b: __m256i) -> __m256i {
+        let q = _mm256_set1_epi32(Q);
+        let qinv = _mm256_set1_epi32(QINV);
+        let even = {
+            let p = _mm256_mul_epi32(a, b);
+            let t = _mm256_mul_epi32(p, qinv);
+            _mm256_sub_epi32(p, _mm256_mul_epi32(t, q))
+        };
+        let odd = {
+            let p = _mm256_mul_epi32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
+            let t = _mm256_mul_epi32(p, qinv);
+            _mm256_sub_epi32(p, _mm256_mul_epi32(t, q))
+        };
+        // Results sit in the high halves of the 64-bit slots.
+        _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd)
+    }
 }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn reduce32(a: __m256i) -> __m256i {
-    let t = _mm256_srai_epi32::<23>(_mm256_add_epi32(a, _mm256_set1_epi32(1 << 22)));
-    // t·q = t·2^23 − t·2^13 + t, without the slow `vpmulld`.
-    let tq = _mm256_add_epi32(
-        _mm256_sub_epi32(_mm256_slli_epi32::<23>(t), _mm256_slli_epi32::<13>(t)),
-        t,
-    );
-    _mm256_sub_epi32(a, tq)
+kernels! {
+    #[inline]
+    fn reduce32(a: __m256i) -> __m256i {
+        let t = _mm256_srai_epi32::<23>(_mm256_add_epi32(a, _mm256_set1_epi32(1 << 22)));
+        // t·q = t·2^23 − t·2^13 + t, without the slow `vpmulld`.
+        let tq = _mm256_add_epi32(
+            _mm256_sub_epi32(_mm256_slli_epi32::<23>(t), _mm256_slli_epi32::<13>(t)),
+            t,
+        );
+        _mm256_sub_epi32(a, tq)
+    }
 }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn transpose(rows: &mut [Avx2]) {
-    let r: [__m256i; 8] = core::array::from_fn(|i| rows[i].0);
-    let t = [
-        _mm256_unpacklo_epi32(r[0], r[1]),
-        _mm256_unpackhi_epi32(r[0], r[1]),
-        _mm256_unpacklo_epi32(r[2], r[3]),
-        _mm256_unpackhi_epi32(r[2], r[3]),
-        _mm256_unpacklo_epi32(r[4], r[5]),
-        _mm256_unpackhi_epi32(r[4], r[5]),
-        _mm256_unpacklo_epi32(r[6], r[7]),
-        _mm256_unpackhi_epi32(r[6], r[7]),
-    ];
-    // u[c] holds column c of rows 0–3 in its low half and column c + 4 in its high half
-    // (u[4 + c]: the same for rows 4–7).
-    let u = [
-        _mm256_unpacklo_epi64(t[0], t[2]),
-        _mm256_unpackhi_epi64(t[0], t[2]),
-        _mm256_unpacklo_epi64(t[1], t[3]),
-        _mm256_unpackhi_epi64(t[1], t[3]),
-        _mm256_unpacklo_epi64(t[4], t[6]),
-        _mm256_unpackhi_epi64(t[4], t[6]),
-        _mm256_unpacklo_epi64(t[5], t[7]),
-        _mm256_unpackhi_epi64(t[5], t[7]),
-    ];
-    for c in 0..4 {
-        rows[c] = Avx2(_mm256_permute2x128_si256::<0x20>(u[c], u[4 + c]));
-        rows[c + 4] = Avx2(_mm256_permute2x128_si256::<0x31>(u[c], u[4 + c]));
+kernels! {
+    #[inline]
+    fn transpose(rows: &mut [Avx2]) {
+        let r: [__m256i; 8] = core::array::from_fn(|i| rows[i].0);
+        let t = [
+            _mm256_unpacklo_epi32(r[0], r[1]),
+            _mm256_unpackhi_epi32(r[0], r[1]),
+            _mm256_unpacklo_epi32(r[2], r[3]),
+            _mm256_unpackhi_epi32(r[2], r[3]),
+            _mm256_unpacklo_epi32(r[4], r[5]),
+            _mm256_unpackhi_epi32(r[4], r[5]),
+            _mm256_unpacklo_epi32(r[6], r[7]),
+            _mm256_unpackhi_epi32(r[6], r[7]),
+        ];
+        // u[c] holds column c of rows 0–3 in its low half and column c + 4 in its high half
+        // (u[4 + c]: the same for rows 4–7).
+        let u = [
+            _mm256_unpacklo_epi64(t[0], t[2]),
+            _mm256_unpackhi_epi64(t[0], t[2]),
+            _mm256_unpacklo_epi64(t[1], t[3]),
+            _mm256_unpackhi_epi64(t[1], t[3]),
+            _mm256_unpacklo_epi64(t[4], t[6]),
+            _mm256_unpackhi_epi64(t[4], t[6]),
+            _mm256_unpacklo_epi64(t[5], t[7]),
+            _mm256_unpackhi_epi64(t[5], t[7]),
+        ];
+        for c in 0..4 {
+            rows[c] = Avx2(_mm256_permute2x128_si256::<0x20>(u[c], u[4 + c]));
+            rows[c + 4] = Avx2(_mm256_permute2x128_si256::<0x31>(u[c], u[4 + c]));
+        }
     }
 }
 
 impl Lanes for Avx2 {
     type Keccak = crate::mldsa::keccak::avx2::KeccakAvx2;
-    super::simd_kernels!(Avx2, "avx2", supported);
+    super::simd_kernels!(Avx2);
 
     const N: usize = 8;
 
@@ -132,12 +136,4 @@ impl Lanes for Avx2 {
     fn transpose(rows: &mut [Self]) {
         unsafe { transpose(rows) }
     }
-}
-
-/// What the `#[target_feature]` functions here enable.
-pub(crate) const FEATURES: &[Feature] = &[Feature::Avx2];
-
-/// Whether this CPU runs the AVX2 lanes.
-pub(crate) fn supported() -> bool {
-    crate::cpu::has_all(FEATURES)
 }

@@ -7,66 +7,70 @@
 //! lanes is tested everywhere through `Portable<16>`).
 //!
 //! Safety: `Avx512` values are made only by code reached from the backend's entry
-//! point, which runs after `crate::cpu` found AVX-512F.
+//! point, which runs after this path's `supported()` held.
 
 use super::Lanes;
-use crate::cpu::Feature;
 use crate::mldsa::arith::{Q, QINV};
 use core::arch::x86_64::*;
+
+linesig_simd::isa_path!("avx2,avx512f");
 
 #[derive(Clone, Copy)]
 pub(crate) struct Avx512(__m512i);
 
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn montgomery_mul(a: __m512i, b: __m512i) -> __m512i {
-    let q = _mm512_set1_epi32(Q);
-    let qinv = _mm512_set1_epi32(QINV);
-    let even = {
-        let p = _mm512_mul_epi32(a, b);
-        let t = _mm512_mul_epi32(p, qinv);
-        _mm512_sub_epi32(p, _mm512_mul_epi32(t, q))
-    };
-    let odd = {
-        let p = _mm512_mul_epi32(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b));
-        let t = _mm512_mul_epi32(p, qinv);
-        _mm512_sub_epi32(p, _mm512_mul_epi32(t, q))
-    };
-    _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(even), odd)
-}
-
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn reduce32(a: __m512i) -> __m512i {
-    let t = _mm512_srai_epi32::<23>(_mm512_add_epi32(a, _mm512_set1_epi32(1 << 22)));
-    let tq = _mm512_add_epi32(
-        _mm512_sub_epi32(_mm512_slli_epi32::<23>(t), _mm512_slli_epi32::<13>(t)),
-        t,
-    );
-    _mm512_sub_epi32(a, tq)
-}
-
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn transpose(rows: &mut [Avx512]) {
-    let mut matrix = [0i32; 256];
-    for (i, row) in rows[..16].iter().enumerate() {
-        // SAFETY: 16 writable i32 at matrix[16i..].
-        unsafe { _mm512_storeu_si512(matrix[16 * i..].as_mut_ptr().cast(), row.0) };
+kernels! {
+    #[inline]
+    fn montgomery_mul(a: __m512i, b: __m512i) -> __m512i {
+        let q = _mm512_set1_epi32(Q);
+        let qinv = _mm512_set1_epi32(QINV);
+        let even = {
+            let p = _mm512_mul_epi32(a, b);
+            let t = _mm512_mul_epi32(p, qinv);
+            _mm512_sub_epi32(p, _mm512_mul_epi32(t, q))
+        };
+        let odd = {
+            let p = _mm512_mul_epi32(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b));
+            let t = _mm512_mul_epi32(p, qinv);
+            _mm512_sub_epi32(p, _mm512_mul_epi32(t, q))
+        };
+        _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(even), odd)
     }
-    // Column j: matrix[16·i + j] for i = 0..16.
-    let stride = _mm512_setr_epi32(
-        0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240,
-    );
-    for (j, row) in rows[..16].iter_mut().enumerate() {
-        // SAFETY: the largest index read is j + 240 ≤ 255, inside `matrix`.
-        *row = Avx512(unsafe { _mm512_i32gather_epi32::<4>(stride, matrix[j..].as_ptr().cast()) });
+}
+
+kernels! {
+    #[inline]
+    fn reduce32(a: __m512i) -> __m512i {
+        let t = _mm512_srai_epi32::<23>(_mm512_add_epi32(a, _mm512_set1_epi32(1 << 22)));
+        let tq = _mm512_add_epi32(
+            _mm512_sub_epi32(_mm512_slli_epi32::<23>(t), _mm512_slli_epi32::<13>(t)),
+            t,
+        );
+        _mm512_sub_epi32(a, tq)
+    }
+}
+
+kernels! {
+    #[inline]
+    fn transpose(rows: &mut [Avx512]) {
+        let mut matrix = [0i32; 256];
+        for (i, row) in rows[..16].iter().enumerate() {
+            // SAFETY: 16 writable i32 at matrix[16i..].
+            unsafe { _mm512_storeu_si512(matrix[16 * i..].as_mut_ptr().cast(), row.0) };
+        }
+        // Column j: matrix[16·i + j] for i = 0..16.
+        let stride = _mm512_setr_epi32(
+            0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240,
+        );
+        for (j, row) in rows[..16].iter_mut().enumerate() {
+            // SAFETY: the largest index read is j + 240 ≤ 255, inside `matrix`.
+            *row = Avx512(unsafe { _mm512_i32gather_epi32::<4>(stride, matrix[j..].as_ptr().cast()) });
+        }
     }
 }
 
 impl Lanes for Avx512 {
     type Keccak = crate::mldsa::keccak::avx512::KeccakAvx512;
-    super::simd_kernels!(Avx512, "avx512f,avx2", supported);
+    super::simd_kernels!(Avx512);
 
     const N: usize = 16;
 
@@ -114,13 +118,4 @@ impl Lanes for Avx512 {
     fn transpose(rows: &mut [Self]) {
         unsafe { transpose(rows) }
     }
-}
-
-/// What the `#[target_feature]` functions here enable, and the AVX2 Keccak the lanes
-/// sample with.
-pub(crate) const FEATURES: &[Feature] = &[Feature::Avx512F, Feature::Avx2];
-
-/// Whether this CPU runs the AVX-512 lanes.
-pub(crate) fn supported() -> bool {
-    crate::cpu::has_all(FEATURES)
 }

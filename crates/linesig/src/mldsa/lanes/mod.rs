@@ -96,26 +96,29 @@ pub(crate) trait Lanes: Copy {
     }
 }
 
-/// The [`Lanes`] kernels of a SIMD backend: each runs the generic code in a function
-/// compiled with `$features`, after checking that the CPU has them (a cached flag; the
-/// engine never selects such a backend elsewhere, so the check never fails in use).
+/// The [`Lanes`] kernels of a SIMD backend, expanded in its module (an
+/// `linesig_simd::isa_path!`): each runs the generic code in a function compiled with the
+/// path's features (its `kernels!`), after `assert_supported()` (a cached flag; the engine
+/// never selects such a backend elsewhere, so the check never fails in use).
 macro_rules! simd_kernels {
-    ($lanes:ty, $features:literal, $supported:path) => {
+    ($lanes:ty) => {
         fn ntt(poly: &mut $crate::mldsa::lanes::Poly) {
-            #[target_feature(enable = $features)]
-            fn kernel(poly: &mut $crate::mldsa::lanes::Poly) {
-                $crate::mldsa::lanes::ntt_lanes::<$lanes>(poly)
+            kernels! {
+                fn kernel(poly: &mut $crate::mldsa::lanes::Poly) {
+                    $crate::mldsa::lanes::ntt_lanes::<$lanes>(poly)
+                }
             }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
+            assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
             unsafe { kernel(poly) }
         }
         fn inverse_ntt(poly: &mut $crate::mldsa::lanes::Poly) {
-            #[target_feature(enable = $features)]
-            fn kernel(poly: &mut $crate::mldsa::lanes::Poly) {
-                $crate::mldsa::lanes::inverse_ntt_lanes::<$lanes>(poly)
+            kernels! {
+                fn kernel(poly: &mut $crate::mldsa::lanes::Poly) {
+                    $crate::mldsa::lanes::inverse_ntt_lanes::<$lanes>(poly)
+                }
             }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
+            assert_supported();
             // SAFETY: as above.
             unsafe { kernel(poly) }
         }
@@ -126,35 +129,38 @@ macro_rules! simd_kernels {
             c: &$crate::mldsa::lanes::Poly,
             d: &$crate::mldsa::lanes::Poly,
         ) {
-            #[target_feature(enable = $features)]
-            fn kernel(
-                acc: &mut $crate::mldsa::lanes::Poly,
-                a: &[$crate::mldsa::lanes::Poly],
-                b: &[$crate::mldsa::lanes::Poly],
-                c: &$crate::mldsa::lanes::Poly,
-                d: &$crate::mldsa::lanes::Poly,
-            ) {
-                $crate::mldsa::lanes::row_product_minus_lanes::<$lanes>(acc, a, b, c, d)
+            kernels! {
+                fn kernel(
+                    acc: &mut $crate::mldsa::lanes::Poly,
+                    a: &[$crate::mldsa::lanes::Poly],
+                    b: &[$crate::mldsa::lanes::Poly],
+                    c: &$crate::mldsa::lanes::Poly,
+                    d: &$crate::mldsa::lanes::Poly,
+                ) {
+                    $crate::mldsa::lanes::row_product_minus_lanes::<$lanes>(acc, a, b, c, d)
+                }
             }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
+            assert_supported();
             // SAFETY: as above.
             unsafe { kernel(acc, a, b, c, d) }
         }
         fn to_ntt_layout(values: &[i32; 256], poly: &mut $crate::mldsa::lanes::Poly) {
-            #[target_feature(enable = $features)]
-            fn kernel(values: &[i32; 256], poly: &mut $crate::mldsa::lanes::Poly) {
-                $crate::mldsa::lanes::to_ntt_layout_lanes::<$lanes>(values, poly)
+            kernels! {
+                fn kernel(values: &[i32; 256], poly: &mut $crate::mldsa::lanes::Poly) {
+                    $crate::mldsa::lanes::to_ntt_layout_lanes::<$lanes>(values, poly)
+                }
             }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
+            assert_supported();
             // SAFETY: as above.
             unsafe { kernel(values, poly) }
         }
         fn use_hint(w: &mut $crate::mldsa::lanes::Poly, hints: &[bool; 256], gamma2: i32) {
-            #[target_feature(enable = $features)]
-            fn kernel(w: &mut $crate::mldsa::lanes::Poly, hints: &[bool; 256], gamma2: i32) {
-                $crate::mldsa::arith::use_hint_row(&mut w.0, hints, gamma2)
+            kernels! {
+                fn kernel(w: &mut $crate::mldsa::lanes::Poly, hints: &[bool; 256], gamma2: i32) {
+                    $crate::mldsa::arith::use_hint_row(&mut w.0, hints, gamma2)
+                }
             }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
+            assert_supported();
             // SAFETY: as above.
             unsafe { kernel(w, hints, gamma2) }
         }
@@ -163,17 +169,15 @@ macro_rules! simd_kernels {
             filled: usize,
             bytes: &[u8],
         ) -> usize {
-            // Every x86 SIMD backend has AVX2 (their `supported` checks it).
-            assert!($supported(), "{} lanes on a CPU without them", $features);
-            // SAFETY: the CPU has AVX2, asserted just above.
-            unsafe { $crate::mldsa::sample::reject_sample_avx2(values, filled, bytes) }
+            $crate::mldsa::sample::avx2::reject_sample(values, filled, bytes)
         }
         fn reduce(poly: &mut $crate::mldsa::lanes::Poly) {
-            #[target_feature(enable = $features)]
-            fn kernel(poly: &mut $crate::mldsa::lanes::Poly) {
-                $crate::mldsa::lanes::reduce_lanes::<$lanes>(poly)
+            kernels! {
+                fn kernel(poly: &mut $crate::mldsa::lanes::Poly) {
+                    $crate::mldsa::lanes::reduce_lanes::<$lanes>(poly)
+                }
             }
-            assert!($supported(), "{} lanes on a CPU without them", $features);
+            assert_supported();
             // SAFETY: as above.
             unsafe { kernel(poly) }
         }

@@ -1,17 +1,17 @@
 //! What this processor can run: the one place linesig asks the CPU for its features.
 //!
-//! [`Isa::detected`] reads them once per process. Every SIMD path names the features its
-//! `#[target_feature]` functions enable as a `FEATURES` constant beside them and runs
-//! only where `Isa::detected().has_all(FEATURES)` holds; [`crate::Backend`] maps a
-//! backend and a scheme to those same constants, so the engine's check and the kernels'
-//! own check cannot disagree. An [`Isa`] can also be built by hand, which is how the
-//! tests check the dispatch table for CPUs CI does not have (AVX-512F without IFMA).
+//! [`Isa::detected`] reads them once per process. Every SIMD path is a module declared
+//! with [`isa_path!`](crate::isa_path), whose `FEATURES` guard and whose kernels'
+//! `#[target_feature]` come from one literal; `linesig::Backend` maps a backend and a
+//! scheme to those same guards, so the engine's check and the kernels' own check cannot
+//! disagree. An [`Isa`] can also be built by hand, which is how the tests check the
+//! dispatch table for CPUs CI does not have (AVX-512F without IFMA).
 //!
 //! A zero-sized "this CPU has X" token that SIMD values carry was weighed against this
 //! and not taken: every `#[target_feature]` entry point is already reached through one
 //! `supported()` check per work unit, and a token would have to thread through the
 //! generic lane code of four schemes (field, curve, hash and permutation traits) for no
-//! check that the `FEATURES` constants and their tests do not already make.
+//! check that the guards do not already make.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -41,7 +41,7 @@ impl Feature {
     ];
 
     /// The name `/proc/cpuinfo` and `#[target_feature]` use.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Feature::Avx2 => "avx2",
             Feature::Fma => "fma",
@@ -50,6 +50,26 @@ impl Feature {
             Feature::Avx512Dq => "avx512dq",
             Feature::Avx512Ifma => "avx512ifma",
         }
+    }
+
+    /// The feature whose name is `bytes[start..end]` (a `const fn`, so no slicing by
+    /// range and no `==` on slices).
+    const fn named(bytes: &[u8], start: usize, end: usize) -> Feature {
+        let mut i = 0;
+        while i < Feature::ALL.len() {
+            let name = Feature::ALL[i].name().as_bytes();
+            if name.len() == end - start {
+                let mut j = 0;
+                while j < name.len() && name[j] == bytes[start + j] {
+                    j += 1;
+                }
+                if j == name.len() {
+                    return Feature::ALL[i];
+                }
+            }
+            i += 1;
+        }
+        panic!("a feature linesig_simd::Feature does not name (comma-separated, no spaces)")
     }
 
     const fn bit(self) -> u8 {
@@ -107,6 +127,30 @@ impl Isa {
         self.0 & feature.bit() != 0
     }
 
+    /// Whether every feature of `other` is in this set.
+    pub const fn contains(self, other: Isa) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The set a `#[target_feature(enable = ...)]` literal names: comma-separated
+    /// [`Feature::name`]s, no spaces. Evaluated at compile time by
+    /// [`isa_path!`](crate::isa_path), where a name outside [`Feature::ALL`] panics,
+    /// which fails the build: a path's guard cannot omit a feature its kernels enable.
+    pub const fn parse(literal: &str) -> Isa {
+        let bytes = literal.as_bytes();
+        let mut isa = Isa::PORTABLE;
+        let mut start = 0;
+        while start <= bytes.len() {
+            let mut end = start;
+            while end < bytes.len() && bytes[end] != b',' {
+                end += 1;
+            }
+            isa = isa.with(Feature::named(bytes, start, end));
+            start = end + 1;
+        }
+        isa
+    }
+
     pub fn has_all(self, features: &[Feature]) -> bool {
         features.iter().all(|&f| self.has(f))
     }
@@ -117,9 +161,13 @@ impl Isa {
     }
 }
 
-/// Whether this CPU has every one of `features` (the `supported()` of each SIMD path).
-pub(crate) fn has_all(features: &[Feature]) -> bool {
-    Isa::detected().has_all(features)
+/// The panic of a path's `assert_supported()` (out of line: it is never taken in use).
+#[cold]
+#[inline(never)]
+#[track_caller]
+#[doc(hidden)]
+pub fn unsupported(path: &str, features: Isa) -> ! {
+    panic!("{path}: a kernel compiled for {features} was called on a CPU without it")
 }
 
 impl fmt::Display for Isa {
@@ -140,6 +188,37 @@ impl fmt::Display for Isa {
 mod tests {
     use super::*;
 
+    /// Every literal the workspace's paths use parses to exactly its features.
+    #[test]
+    fn literals_parse_to_their_features() {
+        use Feature::*;
+        for (literal, features) in [
+            ("avx2", &[Avx2][..]),
+            ("avx2,fma", &[Avx2, Fma]),
+            ("avx512f", &[Avx512F]),
+            ("avx512f,avx512bw", &[Avx512F, Avx512Bw]),
+            ("avx512f,fma", &[Avx512F, Fma]),
+            ("avx512f,avx512ifma", &[Avx512F, Avx512Ifma]),
+            (
+                "avx512f,avx512dq,avx512ifma",
+                &[Avx512F, Avx512Dq, Avx512Ifma],
+            ),
+        ] {
+            assert_eq!(Isa::parse(literal), Isa::of(features), "{literal}");
+            let listed = Isa::parse(literal).to_string().replace(' ', ",");
+            assert_eq!(Isa::parse(&listed), Isa::parse(literal), "{literal}");
+        }
+        for feature in Feature::ALL {
+            assert_eq!(Isa::parse(feature.name()), Isa::PORTABLE.with(feature));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "does not name")]
+    fn a_misspelt_literal_is_refused() {
+        Isa::parse("avx2,avx512");
+    }
+
     #[test]
     fn sets_hold_exactly_their_features() {
         let isa = Isa::of(&[Feature::Avx2, Feature::Avx512F]);
@@ -147,6 +226,8 @@ mod tests {
         assert!(!isa.has(Feature::Avx512Ifma));
         assert!(isa.has_all(&[Feature::Avx512F]));
         assert!(!isa.has_all(&[Feature::Avx512F, Feature::Avx512Ifma]));
+        assert!(isa.contains(Isa::of(&[Feature::Avx2])) && isa.contains(Isa::PORTABLE));
+        assert!(!isa.contains(Isa::of(&[Feature::Avx2, Feature::Avx512Ifma])));
         assert!(Isa::PORTABLE.has_all(&[]));
         assert_eq!(isa.to_string(), "avx2 avx512f");
         assert_eq!(Isa::PORTABLE.to_string(), "portable");

@@ -1,0 +1,26 @@
+//! linesig's SIMD layer: what the CPU runs, and how a kernel is compiled for it.
+//!
+//! Everything CPU-specific that more than one scheme needs lives here, below the schemes
+//! and Paillier, so that none of them selects a path its own way:
+//!
+//! - [`cpu`]: the features linesig's paths use ([`Feature`]), sets of them ([`Isa`]),
+//!   and the one place the CPU is asked ([`Isa::detected`]).
+//! - [`isa_path!`]: declares a module as one ISA path from **one** feature literal — its
+//!   `FEATURES` guard, its `supported()` check and a `kernels!` macro that compiles
+//!   functions with `#[target_feature(enable = <that literal>)]`. A guard and the code it
+//!   guards cannot drift apart, because they are written once.
+//! - Lane shims shared across schemes, per ISA: [`u64x4`] (AVX2), [`u64x8`] (AVX-512F).
+//! - [`UnknownName`]: the error every linesig crate gives for a name it does not know
+//!   (a scheme, a backend's path, a Paillier kernel).
+
+pub mod cpu;
+mod name;
+mod path;
+
+#[cfg(target_arch = "x86_64")]
+pub mod u64x4;
+#[cfg(target_arch = "x86_64")]
+pub mod u64x8;
+
+pub use cpu::{Feature, Isa};
+pub use name::UnknownName;
