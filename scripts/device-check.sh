@@ -2,7 +2,7 @@
 # Every IFMA check in one run on a borrowed AVX-512 IFMA machine (the `device` tool's host),
 # from what scripts/device-pack.sh packed into .device/: the CPU and its core layout, the
 # Ed25519 suites (every vector under every policy, the differential tests against
-# curve25519-dalek, the engine; on the `ifma` backend there), the ed25519-simd yardstick
+# curve25519-dalek, the engine; on the `avx512` backend there), the ed25519-simd yardstick
 # at 32 and 1,232-byte messages, then scripts/device-paillier.sh (the Paillier kernel
 # suites, both key sizes' bench with phe in the same run). About 3 minutes on an Emerald
 # Rapids Xeon; with the device tool, for example:

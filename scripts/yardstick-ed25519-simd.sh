@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# linesig's `ifma` backend against the ed25519-simd crate (AVX-512 IFMA only), one thread,
+# linesig's `avx512` backend against the ed25519-simd crate (AVX-512 IFMA only), one thread,
 # the same seeded items in one process. Needs a CPU with AVX-512 F/BW/DQ/IFMA to run.
 #
 #   scripts/yardstick-ed25519-simd.sh [COUNT] [MESSAGE_BYTES] [ROUNDS] [--invalid K]

@@ -144,7 +144,7 @@ func (e *Engine) Close() {
 	}
 }
 
-// Backend names the Ed25519 backend in use ("reference", "avx2", "ifma").
+// Backend names the Ed25519 backend in use ("portable", "avx2", "avx512").
 func (e *Engine) Backend() string {
 	return C.GoString(C.linesig_engine_backend(e.ptr))
 }

@@ -171,7 +171,7 @@ proc epochContext*(epoch: uint32): seq[byte] =
 proc newEngine*(scheme = ed25519, workers = 0, batchSize = 0, policy = 0, backend = 0,
                 keyCacheBytes = 0'u64): Engine =
   ## An engine for `scheme`. `workers` 0 = all cores; `policy` (Ed25519) 0 strict,
-  ## 1 zip215, 2 zip215-strict; `backend` 0 automatic, 1 reference, 2 avx2, 3 ifma.
+  ## 1 zip215, 2 zip215-strict; `backend` 0 automatic, 1 portable, 2 avx2, 3 avx512.
   var config = LinesigConfig(scheme: uint32(scheme), policy: uint32(policy),
     workers: uint32(workers), batchSize: uint32(batchSize), backend: uint32(backend),
     keyCacheBytes: keyCacheBytes)

@@ -51,7 +51,15 @@ enum class Policy : uint32_t {
 };
 
 // 0 = the fastest the CPU runs; the others for measurements and cross-checks.
-enum class Backend : uint32_t { automatic = 0, reference = 1, avx2 = 2, ifma = 3 };
+// `reference` and `ifma` are the earlier names of `portable` and `avx512`.
+enum class Backend : uint32_t {
+    automatic = 0,
+    portable = 1,
+    avx2 = 2,
+    avx512 = 3,
+    reference = portable,
+    ifma = avx512,
+};
 
 using Bytes = std::span<const uint8_t>;
 using Buffer = std::vector<uint8_t>;
@@ -200,7 +208,7 @@ public:
         return Verdicts(std::move(codes));
     }
 
-    // "reference", "avx2" or "ifma".
+    // "portable", "avx2" or "avx512".
     std::string_view backend() const noexcept { return linesig_engine_backend(engine_.get()); }
 
 private:

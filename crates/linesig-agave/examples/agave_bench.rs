@@ -11,7 +11,7 @@
 //! Options: `--workers N` (default: all cores), `--rounds N` (timed rounds per side,
 //! alternating, default 5; the median is reported), `--batch N` (packets per
 //! `PacketBatch`, default 64 as Agave's receiver), `--key-cache-mb N` (the `Verifier`'s
-//! hot-key cache, default 64; 0 off), `--backend ifma|avx2|reference` (force linesig's
+//! hot-key cache, default 64; 0 off), `--backend avx512|avx2|portable` (force linesig's
 //! backend, e.g. to measure the AVX2 path on an AVX-512 machine), `--json` (one JSON line
 //! at the end).
 
@@ -60,7 +60,7 @@ fn parse_options() -> Result<Options, String> {
             "--backend" => {
                 let name = args
                     .next()
-                    .ok_or("--backend takes ifma, avx2 or reference")?;
+                    .ok_or("--backend takes avx512, avx2 or portable")?;
                 o.backend = Some(name.parse().map_err(|e| format!("{e}"))?);
             }
             "--json" => o.json = true,

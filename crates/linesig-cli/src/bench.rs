@@ -62,7 +62,7 @@ pub struct BenchArgs {
     /// Fraction of signatures to corrupt (seeded); each must be reported invalid.
     #[arg(long, default_value_t = 0.0)]
     invalid: f64,
-    /// Backend: auto, ifma, avx2 or reference. For ML-DSA, `reference` is libcrux and
+    /// Backend: auto, avx512, avx2 or portable. For ML-DSA, `portable` is libcrux and
     /// `avx2` / `ifma` linesig's own verifier on AVX2 / AVX-512 lanes. For Paillier, the
     /// array calls' kernel: auto, ifma, portable (its exact model) or gmp.
     #[arg(long, default_value = "auto")]

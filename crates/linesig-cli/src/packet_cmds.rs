@@ -68,7 +68,7 @@ pub struct PipelineArgs {
     /// Write one JSON line per packet with its verdict.
     #[arg(long)]
     verdicts: Option<PathBuf>,
-    /// Ed25519 backend: auto, ifma, avx2 or reference.
+    /// Ed25519 backend: auto, avx512, avx2 or portable.
     #[arg(long, default_value = "auto")]
     backend: String,
     /// Reports as JSON lines (one per second, then a summary) instead of text.

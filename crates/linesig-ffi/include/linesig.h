@@ -100,7 +100,7 @@ typedef struct LinesigConfig {
   uint32_t workers;
   // Items per work unit; 0 = 512.
   uint32_t batch_size;
-  // Backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma (for ML-DSA: libcrux,
+  // Backend: 0 = automatic, 1 = portable, 2 = avx2, 3 = avx512 (for ML-DSA: libcrux,
   // linesig's verifier on AVX2, on AVX-512).
   uint32_t backend;
   // Bytes for the hot-key cache (Ed25519 keys' fixed-base tables, ML-DSA expanded
@@ -220,7 +220,7 @@ int linesig_verify(const struct LinesigEngine *engine,
                    const struct LinesigBytes *contexts,
                    uint8_t *verdicts);
 
-// The backend an engine runs ("reference", "avx2", "ifma"), or "" for null.
+// The backend an engine runs ("portable", "avx2", "avx512"), or "" for null.
 //
 // # Safety
 // `engine` null or from `linesig_engine_new`.

@@ -21,7 +21,7 @@ pub struct LinesigConfig {
     pub workers: u32,
     /// Items per work unit; 0 = 512.
     pub batch_size: u32,
-    /// Backend: 0 = automatic, 1 = reference, 2 = avx2, 3 = ifma (for ML-DSA: libcrux,
+    /// Backend: 0 = automatic, 1 = portable, 2 = avx2, 3 = avx512 (for ML-DSA: libcrux,
     /// linesig's verifier on AVX2, on AVX-512).
     pub backend: u32,
     /// Bytes for the hot-key cache (Ed25519 keys' fixed-base tables, ML-DSA expanded
@@ -86,12 +86,12 @@ fn engine_of(config: &LinesigConfig) -> Result<Engine, Failure> {
     }
     builder = match config.backend {
         0 => builder,
-        1 => builder.backend(Backend::Reference),
+        1 => builder.backend(Backend::Portable),
         2 => builder.backend(Backend::Avx2),
-        3 => builder.backend(Backend::Ifma),
+        3 => builder.backend(Backend::Avx512),
         other => {
             return Err(invalid(format!(
-                "unknown backend number {other} (0 automatic, 1 reference, 2 avx2, 3 ifma)"
+                "unknown backend number {other} (0 automatic, 1 portable, 2 avx2, 3 avx512)"
             )))
         }
     };
@@ -236,7 +236,7 @@ pub unsafe extern "C" fn linesig_verify(
     })
 }
 
-/// The backend an engine runs ("reference", "avx2", "ifma"), or "" for null.
+/// The backend an engine runs ("portable", "avx2", "avx512"), or "" for null.
 ///
 /// # Safety
 /// `engine` null or from `linesig_engine_new`.

@@ -12,34 +12,35 @@ use std::str::FromStr;
 pub const BACKEND_ENV: &str = "LINESIG_BACKEND";
 
 /// A verification backend: linesig's AVX-512 lanes, its AVX2 lanes, or the portable
-/// path. What each needs from the CPU depends on the scheme
+/// path; one name per backend in every scheme's folders (`avx512`, `avx2`, `portable`). What each needs from the CPU depends on the scheme
 /// ([`Backend::required_features`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Backend {
-    /// The AVX-512 lanes. Ed25519: eight signatures per 512-bit vector (radix 2^51,
-    /// 52-bit multiply-add), which needs AVX-512 F, DQ and IFMA (Intel Ice Lake and
-    /// later server parts, AMD Zen 4 and later). ML-DSA and leanSig: sixteen 32-bit
-    /// lanes, which need AVX-512F only (Skylake-X and Cascade Lake too). Also spelt
-    /// `avx512`.
-    Ifma,
+    /// The AVX-512 lanes, `avx512`. Ed25519: eight signatures per 512-bit vector (radix
+    /// 2^51, 52-bit multiply-add), which needs AVX-512 F, BW, DQ and IFMA (Intel Ice Lake
+    /// and later server parts, AMD Zen 4 and later). ML-DSA and leanSig: sixteen 32-bit
+    /// lanes, which need AVX-512F only (Skylake-X and Cascade Lake too). `ifma`, its
+    /// earlier name, is still accepted.
+    Avx512,
     /// The AVX2 lanes: Ed25519 four signatures per 256-bit vector (radix 2^25.5),
     /// ML-DSA eight coefficients per vector, leanSig sixteen signatures in two vectors.
     Avx2,
-    /// The portable path: curve25519-dalek for Ed25519, libcrux for ML-DSA, linesig's
-    /// scalar verifier for leanSig. Runs everywhere.
-    Reference,
+    /// The portable path, `portable`: curve25519-dalek for Ed25519, libcrux for ML-DSA,
+    /// linesig's scalar verifier for leanSig. Runs everywhere. `reference`, its earlier
+    /// name, is still accepted.
+    Portable,
 }
 
 impl Backend {
     /// Every backend this build contains.
-    pub const ALL: [Backend; 3] = [Backend::Ifma, Backend::Avx2, Backend::Reference];
+    pub const ALL: [Backend; 3] = [Backend::Avx512, Backend::Avx2, Backend::Portable];
 
     pub fn name(self) -> &'static str {
         match self {
-            Backend::Ifma => "ifma",
+            Backend::Avx512 => "avx512",
             Backend::Avx2 => "avx2",
-            Backend::Reference => "reference",
+            Backend::Portable => "portable",
         }
     }
 
@@ -66,7 +67,7 @@ impl fmt::Display for Backend {
 
 /// A backend name this build does not contain.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("backend '{name}' is not available in this build of linesig ({why}; available: ifma, avx2, reference)")]
+#[error("backend '{name}' is not available in this build of linesig ({why}; available: avx512 (or ifma), avx2, portable (or reference))")]
 pub struct UnknownBackend {
     pub name: String,
     pub why: &'static str,
@@ -80,9 +81,9 @@ impl FromStr for Backend {
             why,
         };
         match s.to_ascii_lowercase().as_str() {
-            "reference" | "ref" | "portable" => Ok(Backend::Reference),
+            "portable" | "reference" | "ref" => Ok(Backend::Portable),
             "avx2" => Ok(Backend::Avx2),
-            "ifma" | "avx512" | "avx512ifma" => Ok(Backend::Ifma),
+            "avx512" | "ifma" | "avx512ifma" => Ok(Backend::Avx512),
             _ => Err(unknown("unknown name")),
         }
     }

@@ -117,7 +117,7 @@ impl Default for Scheme {
 }
 
 impl Backend {
-    /// The CPU features `scheme` needs on this backend (none for `reference`), or
+    /// The CPU features `scheme` needs on this backend (none for `portable`), or
     /// `None` where this build has no such path (a SIMD backend off x86-64). These are the
     /// guards the kernels themselves check, so the engine's answer is theirs.
     pub fn required_features(self, scheme: Scheme) -> Option<Isa> {
@@ -144,9 +144,9 @@ impl Backend {
     pub fn lanes(self, scheme: Scheme) -> usize {
         fn of<V: SchemeVerifier>(_: V, backend: Backend) -> usize {
             match backend {
-                Backend::Ifma => V::AVX512_LANES,
+                Backend::Avx512 => V::AVX512_LANES,
                 Backend::Avx2 => V::AVX2_LANES,
-                Backend::Reference => 1,
+                Backend::Portable => 1,
             }
         }
         dispatch!(scheme, v => of(v, self))
@@ -165,11 +165,11 @@ impl Backend {
 
     /// [`Backend::best_on`] `isa`, where the scheme's preference list has an answer;
     /// else, for a scheme that times its candidates (Ed25519 without IFMA: `avx2`
-    /// against `reference`), the faster of those `isa` and this CPU both run, measured
+    /// against `portable`), the faster of those `isa` and this CPU both run, measured
     /// here once per process (a few tens of milliseconds) and kept.
     pub fn best_among(scheme: Scheme, isa: Isa) -> Backend {
         let listed = Backend::best_on(scheme, isa);
-        if listed != Backend::Reference {
+        if listed != Backend::Portable {
             return listed;
         }
         let candidates: Vec<Backend> = Backend::ALL
@@ -195,10 +195,10 @@ impl Backend {
     }
 
     /// The fastest backend measured for `scheme` on a CPU with `isa`, from the scheme's
-    /// preference list alone: the first that runs there, else `reference`. The
+    /// preference list alone: the first that runs there, else `portable`. The
     /// measurements behind each list are cited at the scheme's `SchemeVerifier` impl
-    /// (Ed25519: `ifma`, and elsewhere [`Backend::best_among`] times `avx2` against
-    /// `reference`; ML-DSA and leanSig: the AVX-512 lanes, then `avx2`).
+    /// (Ed25519: `avx512`, and elsewhere [`Backend::best_among`] times `avx2` against
+    /// `portable`; ML-DSA and leanSig: the AVX-512 lanes, then `avx2`).
     pub fn best_on(scheme: Scheme, isa: Isa) -> Backend {
         fn listed<V: SchemeVerifier>(_: V, isa: Isa) -> Backend {
             V::best_listed(isa)
@@ -222,18 +222,18 @@ mod tests {
 
     /// The dispatch table on CPUs CI may not have. Skylake-X / Cascade Lake (AVX-512F,
     /// BW, DQ, no IFMA): the AVX-512 ML-DSA and leanSig paths run and are the default;
-    /// Ed25519's `ifma` does not.
+    /// Ed25519's `avx512` does not.
     #[test]
     fn avx512f_without_ifma_runs_the_pq_lanes_only() {
         use Feature::*;
         let skylake_x = isa(&[Avx2, Avx512F, Avx512Bw, Avx512Dq]);
-        assert!(!Backend::Ifma.runs_on(ED25519, skylake_x));
+        assert!(!Backend::Avx512.runs_on(ED25519, skylake_x));
         assert!(Backend::Avx2.runs_on(ED25519, skylake_x));
         for scheme in [MLDSA, LEANSIG] {
-            assert!(Backend::Ifma.runs_on(scheme, skylake_x), "{scheme:?}");
-            assert_eq!(Backend::best_on(scheme, skylake_x), Backend::Ifma);
+            assert!(Backend::Avx512.runs_on(scheme, skylake_x), "{scheme:?}");
+            assert_eq!(Backend::best_on(scheme, skylake_x), Backend::Avx512);
         }
-        assert_eq!(Backend::best_on(ED25519, skylake_x), Backend::Reference);
+        assert_eq!(Backend::best_on(ED25519, skylake_x), Backend::Portable);
     }
 
     #[test]
@@ -242,17 +242,17 @@ mod tests {
         let zen4 = isa(&[Avx2, Avx512F, Avx512Bw, Avx512Dq, Avx512Ifma]);
         let zen3 = isa(&[Avx2]);
         for scheme in [ED25519, MLDSA, LEANSIG] {
-            assert_eq!(Backend::best_on(scheme, zen4), Backend::Ifma);
-            assert!(Backend::Reference.runs_on(scheme, Isa::PORTABLE));
+            assert_eq!(Backend::best_on(scheme, zen4), Backend::Avx512);
+            assert!(Backend::Portable.runs_on(scheme, Isa::PORTABLE));
             assert!(!Backend::Avx2.runs_on(scheme, Isa::PORTABLE));
-            assert!(!Backend::Ifma.runs_on(scheme, zen3));
-            assert_eq!(Backend::best_on(scheme, Isa::PORTABLE), Backend::Reference);
+            assert!(!Backend::Avx512.runs_on(scheme, zen3));
+            assert_eq!(Backend::best_on(scheme, Isa::PORTABLE), Backend::Portable);
         }
-        assert_eq!(Backend::best_on(ED25519, zen3), Backend::Reference);
+        assert_eq!(Backend::best_on(ED25519, zen3), Backend::Portable);
         assert_eq!(Backend::best_on(MLDSA, zen3), Backend::Avx2);
         assert_eq!(Backend::best_on(LEANSIG, zen3), Backend::Avx2);
         // Ed25519's IFMA kernels use DQ's `vpmullq`: IFMA alone is not enough.
-        assert!(!Backend::Ifma.runs_on(ED25519, isa(&[Avx2, Avx512F, Avx512Ifma])));
+        assert!(!Backend::Avx512.runs_on(ED25519, isa(&[Avx2, Avx512F, Avx512Ifma])));
     }
 
     /// The lane counts reports give are the kernels' own.
@@ -264,10 +264,10 @@ mod tests {
             leansig::lanes::avx2::Avx2x2::N
         );
         assert_eq!(
-            Backend::Ifma.lanes(LEANSIG),
+            Backend::Avx512.lanes(LEANSIG),
             leansig::lanes::avx512::Avx512::N
         );
-        assert_eq!(Backend::Reference.lanes(LEANSIG), 1);
-        assert_eq!(Backend::Ifma.lanes(MLDSA), 1);
+        assert_eq!(Backend::Portable.lanes(LEANSIG), 1);
+        assert_eq!(Backend::Avx512.lanes(MLDSA), 1);
     }
 }

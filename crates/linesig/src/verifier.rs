@@ -25,35 +25,35 @@ pub(crate) trait SchemeVerifier: Copy {
     const AVX2_LANES: usize;
 
     /// The SIMD backends from the fastest measured down: an engine's default is the first
-    /// one the CPU runs, else `reference`. The measurements are cited at the impls.
+    /// one the CPU runs, else `portable`. The measurements are cited at the impls.
     const PREFERENCE: &'static [Backend];
 
-    /// The CPU features `backend` needs for this scheme (none for `reference`), or `None`
+    /// The CPU features `backend` needs for this scheme (none for `portable`), or `None`
     /// where this build has no such path (a SIMD backend off x86-64).
     fn required_features(backend: Backend) -> Option<Isa> {
         match backend {
-            Backend::Reference => Some(Isa::PORTABLE),
+            Backend::Portable => Some(Isa::PORTABLE),
             #[cfg(target_arch = "x86_64")]
-            Backend::Ifma => Some(Self::AVX512_FEATURES),
+            Backend::Avx512 => Some(Self::AVX512_FEATURES),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2 => Some(Self::AVX2_FEATURES),
             #[cfg(not(target_arch = "x86_64"))]
-            Backend::Ifma | Backend::Avx2 => None,
+            Backend::Avx512 | Backend::Avx2 => None,
         }
     }
 
-    /// The first of `PREFERENCE` a CPU with `isa` runs, else `reference`.
+    /// The first of `PREFERENCE` a CPU with `isa` runs, else `portable`.
     fn best_listed(isa: Isa) -> Backend {
         Self::PREFERENCE
             .iter()
             .copied()
             .find(|&backend| Self::required_features(backend).is_some_and(|f| isa.contains(f)))
-            .unwrap_or(Backend::Reference)
+            .unwrap_or(Backend::Portable)
     }
 
     /// Where none of `PREFERENCE` runs: the fastest of `candidates` (the other backends
-    /// this CPU runs, `reference` among them) as measured here, for a scheme whose order
-    /// among them differs between CPUs of that class; `None` takes `reference`
+    /// this CPU runs, `portable` among them) as measured here, for a scheme whose order
+    /// among them differs between CPUs of that class; `None` takes `portable`
     /// unmeasured. [`Backend::best_for`] asks once per process and keeps the answer.
     fn fastest_measured(self, _candidates: &[Backend]) -> Option<Backend> {
         None

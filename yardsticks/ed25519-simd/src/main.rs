@@ -1,4 +1,4 @@
-//! linesig's `ifma` backend against ed25519-simd on one thread: the same seeded items,
+//! linesig's `avx512` backend against ed25519-simd on one thread: the same seeded items,
 //! both verifiers timed in turn in one process (interleaved rounds), each rate the
 //! median of the rounds, every verdict checked against the expected one.
 //!
@@ -89,7 +89,7 @@ fn main() {
     let args = parse_args();
     let (count, msg_len, rounds, invalid_every) =
         (args.count, args.msg_len, args.rounds, args.invalid_every);
-    if !Backend::Ifma.is_supported_for(Scheme::Ed25519(Policy::Strict)) {
+    if !Backend::Avx512.is_supported_for(Scheme::Ed25519(Policy::Strict)) {
         eprintln!("this CPU lacks AVX-512 IFMA: neither ed25519-simd nor linesig's ifma backend runs here");
         std::process::exit(2);
     }
@@ -143,7 +143,7 @@ fn main() {
     for policy in args.policies {
         let engine = Engine::builder()
             .scheme(Scheme::Ed25519(policy))
-            .backend(Backend::Ifma)
+            .backend(Backend::Avx512)
             .workers(1)
             .build()
             .expect("engine");

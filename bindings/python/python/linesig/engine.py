@@ -29,7 +29,7 @@ class Engine:
     ``policy`` (Ed25519 only): ``strict`` (Solana today, the default), ``zip215``
     (Zcash, Cosmos) or ``zip215-strict`` (Solana SIMD-0376).
     ``workers``: threads (default: all cores). ``batch_size``: items per work unit.
-    ``backend``: ``auto`` (default), ``reference``, ``avx2`` or ``ifma``.
+    ``backend``: ``auto`` (default), ``portable``, ``avx2`` or ``avx512`` (``portable`` and ``avx512`` are accepted too).
     ``key_cache_mb``: megabytes for the cache of hot keys (default 0: off): a key that
     keeps signing earns a table (Ed25519: its fixed-base table, about 0.1 MB; ML-DSA:
     its expanded form, 21-68 KB) that makes its later verifications two to three times

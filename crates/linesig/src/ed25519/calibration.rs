@@ -1,6 +1,6 @@
 //! Which of two backends verifies faster on this CPU, measured: how an engine picks its
-//! default for Ed25519 where `ifma` does not run. There the choice is between `avx2`
-//! (four signatures per vector) and `reference` (curve25519-dalek, which dispatches to
+//! default for Ed25519 where `avx512` does not run. There the choice is between `avx2`
+//! (four signatures per vector) and `portable` (curve25519-dalek, which dispatches to
 //! its own AVX2 code), and which wins depends on the core: both have been measured
 //! ahead on different ones (`SchemeVerifier::PREFERENCE` for `Policy` cites them).
 //!
@@ -22,7 +22,7 @@ const ROUNDS: usize = 3;
 
 /// The fastest of `candidates` on this thread for `policy`, or `None` where there is
 /// nothing to choose between, or where a candidate did not accept every signature of
-/// the workload (a timing of failures would say nothing; the caller keeps `reference`).
+/// the workload (a timing of failures would say nothing; the caller keeps `portable`).
 pub(crate) fn fastest(policy: Policy, candidates: &[Backend]) -> Option<Backend> {
     if candidates.len() < 2 {
         return None;
@@ -104,7 +104,7 @@ mod tests {
     use super::*;
 
     /// The workload is valid under every policy on every backend this CPU runs (else
-    /// the measurement would time rejections and keep `reference`), and the choice is
+    /// the measurement would time rejections and keep `portable`), and the choice is
     /// one of the candidates.
     #[test]
     fn workload_verifies_and_the_choice_is_a_candidate() {
@@ -126,7 +126,7 @@ mod tests {
                 assert_eq!(chosen, None);
             }
         }
-        assert_eq!(fastest(Policy::Strict, &[Backend::Reference]), None);
+        assert_eq!(fastest(Policy::Strict, &[Backend::Portable]), None);
     }
 
     /// A workload with one bad signature (a flipped bit in S) is not timed.
@@ -134,7 +134,7 @@ mod tests {
     fn a_bad_workload_is_not_timed() {
         let mut workload = Workload::new();
         workload.signatures[7][40] ^= 1;
-        let backends = [Backend::Reference, Backend::Reference];
+        let backends = [Backend::Portable, Backend::Portable];
         assert_eq!(
             time_backends(Policy::Strict, &backends, &workload.items()),
             None

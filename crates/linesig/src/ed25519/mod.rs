@@ -2,8 +2,8 @@
 //! that use it (docs/design.md §3).
 //!
 //! Layering follows curve25519-dalek: the policies and the byte-level encoding rules live
-//! here once ([`Policy`], `encoding`); each backend only does arithmetic: `reference` on
-//! curve25519-dalek, and the lane-parallel `avx2` and `ifma` (module `lanes`), whose
+//! here once ([`Policy`], `encoding`); each backend only does arithmetic: `portable` on
+//! curve25519-dalek, and the lane-parallel `avx2` and `avx512` (module `lanes`), whose
 //! generic code also serves hot keys on fixed-base tables for every backend.
 //!
 //! k = SHA-512(R ‖ A ‖ M) mod L, over the bytes exactly as received.
@@ -42,7 +42,7 @@ pub fn verify(policy: Policy, item: &Item<'_>) -> Verdict {
     let mut out = [Verdict::Invalid(Reject::EquationFailed)];
     verify_unit(
         policy,
-        Backend::Reference,
+        Backend::Portable,
         usize::MAX,
         None,
         std::slice::from_ref(item),
@@ -79,24 +79,26 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     let lanes = lanes_in_use;
     if let Some(cache) = key_cache {
         groups = match backend {
-            Backend::Reference => lanes::portable::verify_hot(rules, cache, &entries, groups, out),
+            Backend::Portable => lanes::portable::verify_hot(rules, cache, &entries, groups, out),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2 => lanes::avx2::verify_hot(rules, lanes, cache, &entries, groups, out),
             #[cfg(target_arch = "x86_64")]
-            Backend::Ifma => lanes::ifma::verify_hot(rules, lanes, cache, &entries, groups, out),
+            Backend::Avx512 => {
+                lanes::avx512::verify_hot(rules, lanes, cache, &entries, groups, out)
+            }
             #[cfg(not(target_arch = "x86_64"))]
-            Backend::Avx2 | Backend::Ifma => groups,
+            Backend::Avx2 | Backend::Avx512 => groups,
         };
     }
     match backend {
-        Backend::Reference => reference::verify_groups(rules, &entries, &groups, out),
+        Backend::Portable => reference::verify_groups(rules, &entries, &groups, out),
         #[cfg(target_arch = "x86_64")]
         Backend::Avx2 => lanes::avx2::verify_groups(rules, lanes, &entries, &groups, out),
         #[cfg(target_arch = "x86_64")]
-        Backend::Ifma => lanes::ifma::verify_groups(rules, lanes, &entries, &groups, out),
+        Backend::Avx512 => lanes::avx512::verify_groups(rules, lanes, &entries, &groups, out),
         // The engine never selects a backend the target lacks (`Backend::is_supported`).
         #[cfg(not(target_arch = "x86_64"))]
-        Backend::Avx2 | Backend::Ifma => reference::verify_groups(rules, &entries, &groups, out),
+        Backend::Avx2 | Backend::Avx512 => reference::verify_groups(rules, &entries, &groups, out),
     }
 }
 
@@ -139,7 +141,7 @@ pub struct StageProfile {
 }
 
 /// Verify `items` on one thread in work units of `unit` items on a lane backend, timing
-/// each stage. `None` for `reference` (it has no stages of its own: curve25519-dalek
+/// each stage. `None` for `portable` (it has no stages of its own: curve25519-dalek
 /// runs each signature whole) and for a backend this CPU cannot run.
 pub fn stage_profile(
     policy: Policy,
@@ -172,17 +174,17 @@ pub fn stage_profile_on(
     #[cfg(target_arch = "x86_64")]
     {
         let (profile_groups, own_plan, features) = match backend {
-            Backend::Ifma => (
-                lanes::ifma::profile_groups as ProfileGroups,
-                lanes::ifma::plan as fn(_) -> _,
-                lanes::ifma::FEATURES,
+            Backend::Avx512 => (
+                lanes::avx512::profile_groups as ProfileGroups,
+                lanes::avx512::plan as fn(_) -> _,
+                lanes::avx512::FEATURES,
             ),
             Backend::Avx2 => (
                 lanes::avx2::profile_groups as ProfileGroups,
                 lanes::avx2::plan as fn(_) -> _,
                 lanes::avx2::FEATURES,
             ),
-            Backend::Reference => return None,
+            Backend::Portable => return None,
         };
         if !linesig_simd::Isa::detected().contains(features) {
             return None;
@@ -215,17 +217,17 @@ pub fn stage_profile_on(
 
 impl SchemeVerifier for Policy {
     #[cfg(target_arch = "x86_64")]
-    const AVX512_FEATURES: linesig_simd::Isa = lanes::ifma::FEATURES;
+    const AVX512_FEATURES: linesig_simd::Isa = lanes::avx512::FEATURES;
     #[cfg(target_arch = "x86_64")]
     const AVX2_FEATURES: linesig_simd::Isa = lanes::avx2::FEATURES;
     const AVX512_LANES: usize = 8;
     const AVX2_LANES: usize = 4;
-    /// `ifma` where it runs: the fastest on every IFMA core measured. Elsewhere `avx2`
-    /// and `reference` are timed against each other
+    /// `avx512` where it runs: the fastest on every IFMA core measured. Elsewhere `avx2`
+    /// and `portable` are timed against each other
     /// ([`SchemeVerifier::fastest_measured`]): curve25519-dalek dispatches its
     /// double-base scalar multiplication to its own AVX2 code, and which wins depends on
     /// the core (docs/results.md, "Which backend each scheme prefers").
-    const PREFERENCE: &'static [Backend] = &[Backend::Ifma];
+    const PREFERENCE: &'static [Backend] = &[Backend::Avx512];
 
     fn fastest_measured(self, candidates: &[Backend]) -> Option<Backend> {
         calibration::fastest(self, candidates)
@@ -241,9 +243,9 @@ impl SchemeVerifier for Policy {
 
     fn describe(self, backend: Backend) -> &'static str {
         match backend {
-            Backend::Ifma => "ifma (8 signatures per AVX-512 IFMA vector)",
+            Backend::Avx512 => "avx512 (8 signatures per AVX-512 IFMA vector)",
             Backend::Avx2 => "avx2 (4 signatures per AVX2 vector)",
-            Backend::Reference => "reference (curve25519-dalek)",
+            Backend::Portable => "portable (curve25519-dalek)",
         }
     }
 
@@ -274,7 +276,7 @@ fn key_table_bytes(backend: Backend) -> usize {
         #[cfg(target_arch = "x86_64")]
         Backend::Avx2 => lanes::avx2::key_table_bytes(),
         #[cfg(target_arch = "x86_64")]
-        Backend::Ifma => lanes::ifma::key_table_bytes(),
+        Backend::Avx512 => lanes::avx512::key_table_bytes(),
         _ => lanes::portable::key_table_bytes(),
     }
 }

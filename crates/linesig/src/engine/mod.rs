@@ -409,7 +409,7 @@ mod tests {
 
     /// Skylake-X / Cascade Lake (most cloud Xeons): AVX-512 F, BW and DQ, no IFMA. The
     /// engine takes the AVX-512 ML-DSA and leanSig lanes there, forced or by default,
-    /// and refuses Ed25519's `ifma`, naming what is missing.
+    /// and refuses Ed25519's `avx512`, naming what is missing.
     #[test]
     fn avx512f_without_ifma_builds_the_pq_lanes() {
         let skylake_x = Isa::of(&[Avx2, Avx512F, Avx512Bw, Avx512Dq]);
@@ -417,24 +417,24 @@ mod tests {
             Scheme::MlDsa(mldsa::ParameterSet::MlDsa65),
             Scheme::LeanSig(leansig::Instance::L18),
         ] {
-            for forced in [None, Some(Backend::Ifma)] {
+            for forced in [None, Some(Backend::Avx512)] {
                 assert_eq!(
                     choose_backend(scheme, forced, skylake_x).unwrap(),
-                    Backend::Ifma
+                    Backend::Avx512
                 );
             }
         }
-        // Ed25519 there: `avx2` or `reference`, whichever this CPU times faster.
+        // Ed25519 there: `avx2` or `portable`, whichever this CPU times faster.
         let ed25519 = Scheme::Ed25519(Policy::Zip215);
         let chosen = choose_backend(ed25519, None, skylake_x).unwrap();
-        assert!(matches!(chosen, Backend::Avx2 | Backend::Reference));
+        assert!(matches!(chosen, Backend::Avx2 | Backend::Portable));
         assert_eq!(chosen, Backend::best_among(ed25519, skylake_x));
-        let err = choose_backend(ed25519, Some(Backend::Ifma), skylake_x).unwrap_err();
+        let err = choose_backend(ed25519, Some(Backend::Avx512), skylake_x).unwrap_err();
         assert!(
             matches!(
                 err,
                 Error::UnsupportedBackend {
-                    backend: Backend::Ifma,
+                    backend: Backend::Avx512,
                     ..
                 }
             ),
@@ -452,11 +452,11 @@ mod tests {
             Scheme::MlDsa(mldsa::ParameterSet::MlDsa44),
             Scheme::LeanSig(leansig::Instance::Devnet4),
         ] {
-            assert!(choose_backend(scheme, Some(Backend::Ifma), zen3).is_err());
+            assert!(choose_backend(scheme, Some(Backend::Avx512), zen3).is_err());
             assert!(choose_backend(scheme, Some(Backend::Avx2), Isa::PORTABLE).is_err());
             assert_eq!(
-                choose_backend(scheme, Some(Backend::Reference), Isa::PORTABLE).unwrap(),
-                Backend::Reference
+                choose_backend(scheme, Some(Backend::Portable), Isa::PORTABLE).unwrap(),
+                Backend::Portable
             );
         }
     }

@@ -21,7 +21,7 @@
 //! `EquationFailed` (the message does not encode under rho, or the Merkle root differs).
 //!
 //! Verification is written once over KoalaBear lanes ([`lanes`]): N signatures per
-//! permutation call (16 on AVX-512, 8 on AVX2, 1 on the portable `reference` path).
+//! permutation call (16 on AVX-512, 8 on AVX2, 1 on the portable `portable` path).
 //! Key generation and signing ([`keys`]) exist for benchmarks and fixtures, with a
 //! secret key that refuses to sign twice for one epoch.
 //!
@@ -40,7 +40,7 @@ macro_rules! with_lanes {
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::Backend::Ifma if $crate::leansig::lanes::avx512::supported() => {
+            $crate::Backend::Avx512 if $crate::leansig::lanes::avx512::supported() => {
                 type $lanes = $crate::leansig::lanes::avx512::Avx512;
                 $body
             }
@@ -280,7 +280,7 @@ impl SchemeVerifier for Instance {
     /// The AVX-512 lanes where AVX-512F runs, else `avx2`: sixteen 32-bit lanes per
     /// instruction beat eight on every AVX-512 core measured (docs/results.md, "Which
     /// backend each scheme prefers").
-    const PREFERENCE: &'static [Backend] = &[Backend::Ifma, Backend::Avx2];
+    const PREFERENCE: &'static [Backend] = &[Backend::Avx512, Backend::Avx2];
 
     fn scheme_name(self) -> &'static str {
         self.name()
@@ -292,9 +292,9 @@ impl SchemeVerifier for Instance {
 
     fn describe(self, backend: Backend) -> &'static str {
         match backend {
-            Backend::Ifma => "ifma (16 signatures per AVX-512 vector)",
+            Backend::Avx512 => "avx512 (16 signatures per AVX-512 vector)",
             Backend::Avx2 => "avx2 (16 signatures in two AVX2 vectors)",
-            Backend::Reference => "reference (scalar)",
+            Backend::Portable => "portable (scalar)",
         }
     }
 

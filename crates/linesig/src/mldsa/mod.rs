@@ -10,10 +10,10 @@
 //!
 //! Two verifiers give those verdicts, bit for bit (differential tests hold them to it):
 //! - libcrux's, the reference: [`verify`], [`verify_internal`] and the engine's
-//!   `reference` backend;
+//!   `portable` backend;
 //! - linesig's own (`verify.rs`, `lanes/`, `keccak/`): the NTT on AVX2 (`avx2` backend) or
-//!   AVX-512 (`ifma` backend) lanes, and an expanded form of each public key that the
-//!   engine's key cache keeps for keys that keep signing. The `reference` backend serves
+//!   AVX-512 (`avx512` backend) lanes, and an expanded form of each public key that the
+//!   engine's key cache keeps for keys that keep signing. The `portable` backend serves
 //!   cached keys on the portable lanes.
 //!
 //! Key generation and signing exist for benchmarks and fixtures; verifying handles
@@ -198,7 +198,7 @@ impl SchemeVerifier for ParameterSet {
     /// The AVX-512 lanes where AVX-512F runs, else `avx2`: sixteen 32-bit lanes per
     /// instruction beat eight on every AVX-512 core measured (docs/results.md, "Which
     /// backend each scheme prefers").
-    const PREFERENCE: &'static [Backend] = &[Backend::Ifma, Backend::Avx2];
+    const PREFERENCE: &'static [Backend] = &[Backend::Avx512, Backend::Avx2];
 
     fn scheme_name(self) -> &'static str {
         self.name()
@@ -210,9 +210,9 @@ impl SchemeVerifier for ParameterSet {
 
     fn describe(self, backend: Backend) -> &'static str {
         match backend {
-            Backend::Ifma => "ifma (linesig's verifier on AVX-512, 16 coefficients per vector)",
+            Backend::Avx512 => "avx512 (linesig's verifier on AVX-512, 16 coefficients per vector)",
             Backend::Avx2 => "avx2 (linesig's verifier, 8 coefficients per vector)",
-            Backend::Reference => "reference (libcrux)",
+            Backend::Portable => "portable (libcrux)",
         }
     }
 
@@ -521,7 +521,7 @@ struct Pending<'a> {
 }
 
 /// Up to `L::Keccak::N` items on lanes `L`, through the key cache where there is one.
-/// Keys the cache does not hold go to libcrux when `libcrux_cold` (the `reference`
+/// Keys the cache does not hold go to libcrux when `libcrux_cold` (the `portable`
 /// backend), else are expanded here; the group's tr and commitment hashes run one per
 /// Keccak lane.
 #[inline(always)]
@@ -620,10 +620,10 @@ fn verify_items<L: Lanes, S: ItemSource + ?Sized>(
     }
 }
 
-/// Verify items `start..start + out.len()` into `out` on `backend`: `avx2` and `ifma`
-/// run linesig's verifier on AVX2 and AVX-512 lanes, `reference` runs libcrux (and
+/// Verify items `start..start + out.len()` into `out` on `backend`: `avx2` and `avx512`
+/// run linesig's verifier on AVX2 and AVX-512 lanes, `portable` runs libcrux (and
 /// cached keys on the portable lanes). A backend this CPU lacks falls back to
-/// `reference` (the engine never selects one).
+/// `portable` (the engine never selects one).
 pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     parameter_set: ParameterSet,
     backend: Backend,
@@ -638,7 +638,7 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
             verify_items::<lanes::avx2::Avx2, S>(parameter_set, cache, false, items, start, out)
         }
         #[cfg(target_arch = "x86_64")]
-        Backend::Ifma if lanes::avx512::supported() => {
+        Backend::Avx512 if lanes::avx512::supported() => {
             verify_items::<lanes::avx512::Avx512, S>(parameter_set, cache, false, items, start, out)
         }
         _ => verify_items::<Portable<1>, S>(parameter_set, cache, true, items, start, out),

@@ -394,7 +394,7 @@ pub fn backends() -> Vec<Backend> {
         .into_iter()
         .filter(|b| b.is_supported_for(linesig::Scheme::default()))
         .collect();
-    assert!(all.contains(&Backend::Reference));
+    assert!(all.contains(&Backend::Portable));
     all
 }
 

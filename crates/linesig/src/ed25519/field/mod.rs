@@ -175,7 +175,7 @@ pub(crate) use lane_field_shims;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod ifma;
+pub(crate) mod avx512;
 pub(crate) mod portable;
 
 /// [`LaneField::store_lane_limbs`] through [`LaneField::to_lane_limbs`]: the default,

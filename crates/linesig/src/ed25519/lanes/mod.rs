@@ -1387,8 +1387,8 @@ lane_backend!(
 
 lane_backend!(
     /// The AVX-512 IFMA instantiation: eight signatures per vector.
-    ifma,
-    super::super::field::ifma::Fe8,
+    avx512,
+    super::super::field::avx512::Fe8,
     super::super::sha512::avx512::Words8,
     "avx2,avx512f,avx512bw,avx512dq,avx512ifma",
     out_of_line,
@@ -1553,7 +1553,7 @@ mod op_profile {
         let total = |p: &crate::ed25519::StageProfile| {
             p.cycles_per_signature.iter().map(|x| x.1).sum::<f64>()
         };
-        for backend in [crate::Backend::Ifma, crate::Backend::Avx2] {
+        for backend in [crate::Backend::Avx512, crate::Backend::Avx2] {
             for policy in Policy::ALL {
                 // The plans alternate, seven runs each, so that drift hits both alike.
                 let plans = [Plan::FullSize, Plan::HalfSize];
@@ -1592,7 +1592,7 @@ mod op_profile {
                     "{backend} {policy}: half size {:.2}x full size; the backend runs {:?}",
                     medians[0] / medians[1],
                     match backend {
-                        crate::Backend::Ifma => ifma::plan(policy.rules()),
+                        crate::Backend::Avx512 => avx512::plan(policy.rules()),
                         _ => avx2::plan(policy.rules()),
                     }
                 );
@@ -1684,7 +1684,7 @@ mod op_profile {
                 .iter()
                 .map(|item| crate::ed25519::verify(policy, item))
                 .collect();
-            for backend in [crate::Backend::Ifma, crate::Backend::Avx2] {
+            for backend in [crate::Backend::Avx512, crate::Backend::Avx2] {
                 for plan in [Plan::FullSize, Plan::HalfSize] {
                     for unit in [1, 7, 8, 9, 96] {
                         let Some(got) = crate::ed25519::stage_profile_on(
@@ -1750,7 +1750,7 @@ mod op_profile {
                     .map(|item| crate::ed25519::verify(policy, item))
                     .collect();
                 assert!(want.contains(&Verdict::Valid));
-                for backend in [crate::Backend::Ifma, crate::Backend::Avx2] {
+                for backend in [crate::Backend::Avx512, crate::Backend::Avx2] {
                     if !backend.is_supported_for(crate::Scheme::Ed25519(policy)) {
                         continue;
                     }
@@ -1776,10 +1776,10 @@ mod op_profile {
         let ed25519 = Scheme::Ed25519(Policy::Strict);
         assert_eq!(Backend::Avx2.lanes(ed25519), Fe4::LANES);
         assert_eq!(
-            Backend::Ifma.lanes(ed25519),
-            super::super::field::ifma::Fe8::LANES
+            Backend::Avx512.lanes(ed25519),
+            super::super::field::avx512::Fe8::LANES
         );
-        assert_eq!(Backend::Reference.lanes(ed25519), 1);
+        assert_eq!(Backend::Portable.lanes(ed25519), 1);
     }
 
     /// Per signature, distinct keys (so every key is decoded and tabulated): Strict

@@ -396,7 +396,7 @@ mod tests {
         let message = [5u8; 32];
         let first = original.sign(3, &message).unwrap();
         let bytes = original.to_bytes();
-        let mut loaded = SecretKey::from_bytes(&bytes, Backend::Reference).unwrap();
+        let mut loaded = SecretKey::from_bytes(&bytes, Backend::Portable).unwrap();
         assert_eq!(loaded.public_key(), original.public_key());
         assert_eq!(loaded.to_bytes(), bytes);
         assert!(matches!(
@@ -414,29 +414,29 @@ mod tests {
     fn damaged_blobs_are_typed_errors() {
         let bytes = key(Instance::L18).to_bytes();
         assert_eq!(
-            SecretKey::from_bytes(&[], Backend::Reference).unwrap_err(),
+            SecretKey::from_bytes(&[], Backend::Portable).unwrap_err(),
             KeyFormatError::Foreign
         );
         assert_eq!(
-            SecretKey::from_bytes(&bytes[..bytes.len() - 1], Backend::Reference).unwrap_err(),
+            SecretKey::from_bytes(&bytes[..bytes.len() - 1], Backend::Portable).unwrap_err(),
             KeyFormatError::Checksum
         );
         let mut foreign = bytes.clone();
         foreign[0] = b'X';
         assert_eq!(
-            SecretKey::from_bytes(&foreign, Backend::Reference).unwrap_err(),
+            SecretKey::from_bytes(&foreign, Backend::Portable).unwrap_err(),
             KeyFormatError::Foreign
         );
         let mut version = bytes.clone();
         version[4] = 9;
         assert_eq!(
-            SecretKey::from_bytes(&version, Backend::Reference).unwrap_err(),
+            SecretKey::from_bytes(&version, Backend::Portable).unwrap_err(),
             KeyFormatError::UnsupportedVersion(9)
         );
         let mut instance = bytes.clone();
         instance[6] = 7;
         assert_eq!(
-            SecretKey::from_bytes(&instance, Backend::Reference).unwrap_err(),
+            SecretKey::from_bytes(&instance, Backend::Portable).unwrap_err(),
             KeyFormatError::UnknownInstance(7)
         );
         // Every single-bit flip in the body is caught by the checksum; resealed, by the
@@ -446,7 +446,7 @@ mod tests {
             let mut flipped = bytes.clone();
             flipped[at] ^= 0x10;
             assert_eq!(
-                SecretKey::from_bytes(&flipped, Backend::Reference).unwrap_err(),
+                SecretKey::from_bytes(&flipped, Backend::Portable).unwrap_err(),
                 KeyFormatError::Checksum
             );
         }
@@ -460,7 +460,7 @@ mod tests {
             flipped[at] ^= 0x10;
             assert!(
                 matches!(
-                    SecretKey::from_bytes(&reseal(flipped), Backend::Reference),
+                    SecretKey::from_bytes(&reseal(flipped), Backend::Portable),
                     Err(KeyFormatError::Inconsistent(_))
                 ),
                 "byte {at}"
@@ -469,7 +469,7 @@ mod tests {
         // Resealed truncation: a short body.
         let short = reseal(bytes[..bytes.len() - 9].to_vec());
         assert!(matches!(
-            SecretKey::from_bytes(&short, Backend::Reference),
+            SecretKey::from_bytes(&short, Backend::Portable),
             Err(KeyFormatError::Inconsistent(_))
         ));
     }

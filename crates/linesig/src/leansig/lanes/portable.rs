@@ -1,5 +1,5 @@
 //! `Portable<N>`: N lanes of scalar arithmetic, for any CPU. `Portable<1>` is the scalar
-//! path (the `reference` backend and the signer); wider instances run the lane code of
+//! path (the `portable` backend and the signer); wider instances run the lane code of
 //! the SIMD backends on CPUs without them, so tests cover it everywhere.
 
 use super::{div_2exp_scalar, monty_mul, KoalaLanes, P};
