@@ -155,6 +155,53 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Both sides over the rounds: median wall and CPU seconds, the rounds whose flags
+/// differed from solana-perf's, and the packets solana-perf kept.
+struct Measured {
+    perf_wall: f64,
+    perf_cpu: f64,
+    ours_wall: f64,
+    ours_cpu: f64,
+    differences: usize,
+    kept: usize,
+}
+
+/// An untimed warm-up of each (the pools' threads, the hot-key cache's admissions), then
+/// `rounds` alternating rounds.
+fn measure(
+    batches: &[PacketBatch],
+    oracle: &dyn Fn(&mut [PacketBatch]),
+    ours: &dyn Fn(&mut [PacketBatch]),
+    rounds: usize,
+) -> Measured {
+    let (_, _, want) = timed(batches, oracle);
+    let (_, _, got) = timed(batches, ours);
+    let mut differences = usize::from(want != got);
+    let kept = want
+        .iter()
+        .filter(|f| !f.contains(solana_perf::packet::PacketFlags::DISCARD))
+        .count();
+    let mut sides: [(Vec<f64>, Vec<f64>); 2] = Default::default();
+    for _ in 0..rounds {
+        for (side, run) in [(0, oracle), (1, ours)] {
+            let (wall, cpu, flags) = timed(batches, run);
+            differences += usize::from(flags != want);
+            sides[side].0.push(wall);
+            sides[side].1.push(cpu);
+        }
+    }
+    let [(perf_wall, perf_cpu), (ours_wall, ours_cpu)] =
+        sides.map(|(wall, cpu)| (median(wall), median(cpu)));
+    Measured {
+        perf_wall,
+        perf_cpu,
+        ours_wall,
+        ours_cpu,
+        differences,
+        kept,
+    }
+}
+
 fn main() -> ExitCode {
     let o = match parse_options() {
         Ok(o) => o,
@@ -217,45 +264,28 @@ fn main() -> ExitCode {
     let oracle =
         |b: &mut [PacketBatch]| solana_perf::sigverify::ed25519_verify(&pool, b, false, packets);
     let ours = |b: &mut [PacketBatch]| verifier.ed25519_verify(&pool, b, false, packets);
-    // Warm-up, untimed: the pools' threads, the hot-key cache's admissions.
-    let (_, _, want) = timed(&batches, &oracle);
-    let (_, _, got) = timed(&batches, &ours);
-    let mut differences = usize::from(want != got);
-    let kept = want
-        .iter()
-        .filter(|f| !f.contains(solana_perf::packet::PacketFlags::DISCARD))
-        .count();
-    let mut sides: [(Vec<f64>, Vec<f64>); 2] = Default::default();
-    for _ in 0..o.rounds {
-        for (side, run) in [(0, &oracle as &dyn Fn(&mut [PacketBatch])), (1, &ours)] {
-            let (wall, cpu, flags) = timed(&batches, run);
-            differences += usize::from(flags != want);
-            sides[side].0.push(wall);
-            sides[side].1.push(cpu);
-        }
-    }
+    let m = measure(&batches, &oracle, &ours, o.rounds);
     let rate = |seconds: f64| signatures as f64 / seconds;
-    let [(perf_wall, perf_cpu), (ours_wall, ours_cpu)] =
-        sides.map(|(wall, cpu)| (median(wall), median(cpu)));
     println!(
         "  solana-perf 4.0.3 ed25519_verify: {:>10.0} sig/s wall, {:>10.0} sig/s per CPU-second",
-        rate(perf_wall),
-        rate(perf_cpu)
+        rate(m.perf_wall),
+        rate(m.perf_cpu)
     );
     println!(
         "  linesig-agave Verifier:           {:>10.0} sig/s wall, {:>10.0} sig/s per CPU-second",
-        rate(ours_wall),
-        rate(ours_cpu)
+        rate(m.ours_wall),
+        rate(m.ours_cpu)
     );
-    let (ratio_wall, ratio_cpu) = (perf_wall / ours_wall, perf_cpu / ours_cpu);
+    let (ratio_wall, ratio_cpu) = (m.perf_wall / m.ours_wall, m.perf_cpu / m.ours_cpu);
     println!(
         "  ratio linesig-agave / solana-perf: {ratio_wall:.2}x wall, {ratio_cpu:.2}x per CPU-second \
-         (medians of {} rounds); {kept} of {packets} packets kept by both",
-        o.rounds
+         (medians of {} rounds); {} of {packets} packets kept by both",
+        o.rounds, m.kept
     );
     if let Some(stats) = verifier.key_cache_stats() {
         println!("  hot-key cache: {stats:?}");
     }
+    let differences = m.differences;
     if o.json {
         println!(
             "{{\"packets\":{packets},\"signatures\":{signatures},\"workers\":{},\"backend\":\"{}\",\
@@ -264,10 +294,10 @@ fn main() -> ExitCode {
              \"ratio_wall\":{ratio_wall:.3},\"ratio_cpu\":{ratio_cpu:.3},\"differences\":{differences}}}",
             o.workers,
             verifier.backend(),
-            rate(perf_wall),
-            rate(ours_wall),
-            rate(perf_cpu),
-            rate(ours_cpu)
+            rate(m.perf_wall),
+            rate(m.ours_wall),
+            rate(m.perf_cpu),
+            rate(m.ours_cpu)
         );
     }
     if differences > 0 {

@@ -6,6 +6,7 @@
 use crate::bench_aggregate;
 use crate::bench_leansig;
 use crate::bench_paillier;
+use crate::bench_run::{self, json_line, Bench, BenchReport, Notes};
 use crate::bench_schema::{rates, Headline, YardstickReport};
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{print_rows, time_row, OperationRow};
@@ -16,7 +17,6 @@ use crate::{parse_backend, CliError};
 use clap::{Args, ValueEnum};
 use linesig::{Engine, Item, KeyCacheStats, Policy, Scheme, Verdict};
 use serde::Serialize;
-use std::time::Instant;
 
 /// The cache is sized in MiB (`--key-cache-mb`), so its memory is reported in MiB too.
 const MIB: f64 = (1u64 << 20) as f64;
@@ -63,7 +63,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0.0)]
     invalid: f64,
     /// Backend: auto, avx512, avx2 or portable. For ML-DSA, `portable` is libcrux and
-    /// `avx2` / `ifma` linesig's own verifier on AVX2 / AVX-512 lanes. For Paillier, the
+    /// `avx2` / `avx512` linesig's own verifier on AVX2 / AVX-512 lanes. For Paillier, the
     /// array calls' kernel: auto, ifma, portable (its exact model) or gmp.
     #[arg(long, default_value = "auto")]
     backend: String,
@@ -279,23 +279,52 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
 }
 
 fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result<bool, CliError> {
-    let started = Instant::now();
-    let cores = linesig::available_cores();
-    let backend = parse_backend(&args.backend)?;
-    let show = !args.json;
-    let spec = WorkloadSpec {
-        count: args.count(),
-        keys: args.keys(),
-        msg_size: args.msg_size,
-        invalid_fraction: args.invalid,
-        seed: args.seed,
-    };
-    crate::workload::check_workload_fits(spec.count, spec.msg_size + signer.signature_len())
-        .map_err(CliError::usage)?;
-    let workload = Workload::generate(signer, &spec, show);
-    let items = workload.items();
+    bench_run::run(
+        SignatureBench {
+            args,
+            scheme,
+            signer,
+            workload: None,
+            runs: Vec::new(),
+            cache_off: None,
+            warm: Vec::new(),
+            yardsticks: Vec::new(),
+        },
+        args.json,
+    )
+}
 
-    let configs: Vec<(usize, usize)> = if args.sweep {
+/// An engine, its timing per round and the most mismatches of any round.
+type EngineRuns = (Engine, Vec<Timing>, usize);
+
+/// The Ed25519 / ML-DSA benchmark's state: the workload and engines from `setup`, every
+/// round's timings from `measure`.
+struct SignatureBench<'a, S> {
+    args: &'a BenchArgs,
+    scheme: Scheme,
+    signer: &'a S,
+    workload: Option<Workload>,
+    /// One engine per configuration (several with `--sweep`).
+    runs: Vec<EngineRuns>,
+    /// With the cache on: the same engine without it, timed in the same rounds.
+    cache_off: Option<EngineRuns>,
+    /// Each engine's cache counters after the untimed warm-up pass.
+    warm: Vec<Option<KeyCacheStats>>,
+    /// Each yardstick, its timing per round and whether every round answered as expected.
+    yardsticks: Vec<(Yardstick, Vec<Timing>, bool)>,
+}
+
+impl<S: Signer> SignatureBench<'_, S> {
+    fn workload(&self) -> &Workload {
+        self.workload.as_ref().expect("measured after setup")
+    }
+
+    /// (workers, batch) of each engine: one, or the sweep's grid.
+    fn configurations(&self) -> Vec<(usize, usize)> {
+        let cores = linesig::available_cores();
+        if !self.args.sweep {
+            return vec![(self.args.workers.unwrap_or(cores), self.args.batch)];
+        }
         let mut workers: Vec<usize> = std::iter::successors(Some(1usize), |w| Some(w * 2))
             .take_while(|&w| w < cores)
             .collect();
@@ -305,157 +334,223 @@ fn run_scheme<S: Signer>(args: &BenchArgs, scheme: Scheme, signer: &S) -> Result
             .iter()
             .flat_map(|&w| batches.map(|b| (w, b)))
             .collect()
-    } else {
-        vec![(args.workers.unwrap_or(cores), args.batch)]
-    };
+    }
 
-    let mut engines = Vec::new();
-    // With the cache on: the same engine without it, timed in the same rounds.
-    let mut cache_off: Option<(Engine, Vec<Timing>, usize)> = None;
-    for (workers, batch) in configs {
-        let mut builder = Engine::builder()
-            .scheme(scheme)
-            .workers(workers)
-            .batch_size(batch);
-        if let Some(b) = backend {
-            builder = builder.backend(b);
-        }
-        if let Some(n) = args.lanes {
-            builder = builder.lanes(n);
-        }
-        let cached = builder
-            .clone()
-            .key_cache(args.key_cache_mb.saturating_mul(1 << 20));
-        engines.push(cached.build().map_err(|e| CliError::usage(e.to_string()))?);
-        if args.key_cache_mb > 0 && !args.sweep {
-            cache_off = Some((
-                builder
+    /// The engines: one per configuration, with the cache where asked, and (cache on, no
+    /// sweep) the same engine without it.
+    fn build_engines(&mut self) -> Result<(), CliError> {
+        let (args, backend) = (self.args, parse_backend(&self.args.backend)?);
+        for (workers, batch) in self.configurations() {
+            let mut builder = Engine::builder()
+                .scheme(self.scheme)
+                .workers(workers)
+                .batch_size(batch);
+            if let Some(b) = backend {
+                builder = builder.backend(b);
+            }
+            if let Some(n) = args.lanes {
+                builder = builder.lanes(n);
+            }
+            let cached = builder
+                .clone()
+                .key_cache(args.key_cache_mb.saturating_mul(1 << 20));
+            let engine = cached.build().map_err(|e| CliError::usage(e.to_string()))?;
+            self.runs.push((engine, Vec::new(), 0));
+            if args.key_cache_mb > 0 && !args.sweep {
+                let off = builder
                     .build()
-                    .map_err(|e| CliError::usage(e.to_string()))?,
-                Vec::new(),
-                0,
-            ));
+                    .map_err(|e| CliError::usage(e.to_string()))?;
+                self.cache_off = Some((off, Vec::new(), 0));
+            }
         }
+        Ok(())
     }
-    let chosen = match args.yardstick {
-        YardstickChoice::Auto => yardsticks(scheme),
-        YardstickChoice::None => Vec::new(),
-    };
+}
 
-    // Rounds interleave linesig and the yardsticks, so a machine whose speed drifts
-    // (shared hosts, turbo) shifts both sides of every ratio alike.
-    // Per engine: its timings and the most mismatches of any round; per yardstick: its
-    // timings and whether every round answered as expected.
-    let mut runs: Vec<(Engine, Vec<Timing>, usize)> =
-        engines.into_iter().map(|e| (e, Vec::new(), 0)).collect();
-    // The cache's steady state: one untimed pass fills it; the report counts from here.
-    let warm: Vec<Option<KeyCacheStats>> = runs
-        .iter()
-        .map(|(engine, _, _)| {
-            engine.key_cache_stats()?;
-            let progress = Progress::new("warm-up", Some(items.len() as u64), show);
-            engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64));
-            progress.finish();
-            engine.key_cache_stats()
-        })
-        .collect();
-    let mut yardstick_rounds: Vec<(Vec<Timing>, bool)> = vec![(Vec::new(), true); chosen.len()];
-    for round in 0..args.repeat {
-        let label = format!("{}/{}", round + 1, args.repeat);
-        for (engine, timings, mismatches) in runs.iter_mut().chain(cache_off.as_mut()) {
-            let progress =
-                Progress::new(&format!("verify {label}"), Some(items.len() as u64), show);
-            let (verdicts, timing) =
-                time(|| engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64)));
-            progress.finish();
-            *mismatches = (*mismatches).max(count_mismatches(&verdicts, &workload.expect_valid));
-            timings.push(timing);
-        }
-        for (y, (timings, agrees)) in chosen.iter().zip(&mut yardstick_rounds) {
-            let (timing, ok) = yardstick_round(y, &items, &workload.expect_valid, &label, show);
-            timings.push(timing);
-            *agrees &= ok;
-        }
-    }
-    let measured: Vec<(&Yardstick, YardstickRun)> = chosen
-        .iter()
-        .zip(yardstick_rounds)
-        .map(|(y, (timings, agrees))| {
-            (
-                y,
-                YardstickRun {
-                    timing: median(timings),
-                    agrees,
-                },
-            )
-        })
-        .collect();
-    let operations = operation_rows(
-        scheme,
-        signer,
-        &items,
-        args.op_iterations.unwrap_or(DEFAULT_OP_ITERATIONS),
-        args.seed,
-    );
+impl<S: Signer> Bench for SignatureBench<'_, S> {
+    type Report = SignatureReports;
 
-    let mut reports: Vec<RunReport> = runs
-        .iter()
-        .map(|(engine, timings, mismatches)| {
-            report(
-                args,
-                scheme,
-                cores,
-                &workload,
-                engine,
-                timings,
-                *mismatches,
-                &measured,
-            )
-        })
+    fn setup(&mut self, notes: &Notes) -> Result<(), CliError> {
+        let args = self.args;
+        let spec = WorkloadSpec {
+            count: args.count(),
+            keys: args.keys(),
+            msg_size: args.msg_size,
+            invalid_fraction: args.invalid,
+            seed: args.seed,
+        };
+        crate::workload::check_workload_fits(
+            spec.count,
+            spec.msg_size + self.signer.signature_len(),
+        )
+        .map_err(CliError::usage)?;
+        self.build_engines()?;
+        let workload = Workload::generate(self.signer, &spec, notes.show());
+        let items = workload.items();
+        // The cache's steady state: one untimed pass fills it; the report counts from here.
+        self.warm = self
+            .runs
+            .iter()
+            .map(|(engine, _, _)| {
+                engine.key_cache_stats()?;
+                let progress = Progress::new("warm-up", Some(items.len() as u64), notes.show());
+                engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64));
+                progress.finish();
+                engine.key_cache_stats()
+            })
+            .collect();
+        drop(items);
+        self.workload = Some(workload);
+        self.yardsticks = match args.yardstick {
+            YardstickChoice::Auto => yardsticks(self.scheme),
+            YardstickChoice::None => Vec::new(),
+        }
+        .into_iter()
+        .map(|y| (y, Vec::new(), true))
         .collect();
-    let best = (0..reports.len())
-        .max_by(|&a, &b| {
-            reports[a]
-                .head
-                .throughput_per_s
-                .total_cmp(&reports[b].head.throughput_per_s)
-        })
-        .unwrap_or(0);
-    if args.sweep {
-        reports[best].best = true;
+        Ok(())
     }
-    reports[best].operations = operations;
-    let off_mismatches = cache_off.as_ref().map_or(0, |(_, _, m)| *m);
-    let off_throughput = cache_off
-        .as_ref()
-        .map(|(_, t, _)| workload.len() as f64 / median(t.clone()).wall.as_secs_f64());
-    for ((r, (engine, _, _)), warm) in reports.iter_mut().zip(&runs).zip(&warm) {
-        r.key_cache = engine.key_cache_stats().map(|s| {
-            cache_report(
-                s,
-                warm.unwrap_or_default(),
-                off_throughput,
-                r.head.throughput_per_s,
-            )
-        });
-        r.mismatches = r.mismatches.max(off_mismatches);
-        if r.mismatches > 0 {
-            r.head.status = "FAILURE";
-        }
-    }
-    let success = reports.iter().all(|r| r.mismatches == 0);
 
-    if args.json {
-        for r in &reports {
-            println!("{}", serde_json::to_string(r).expect("reports serialise"));
+    /// Rounds interleave linesig and the yardsticks, so a machine whose speed drifts
+    /// (shared hosts, turbo) shifts both sides of every ratio alike.
+    fn measure(&mut self, notes: &Notes) -> Result<(), CliError> {
+        let workload = self.workload.as_ref().expect("measured after setup");
+        let items = workload.items();
+        let repeat = self.args.repeat;
+        for round in 0..repeat {
+            let label = format!("{}/{repeat}", round + 1);
+            for (engine, timings, mismatches) in self.runs.iter_mut().chain(self.cache_off.as_mut())
+            {
+                let progress = Progress::new(
+                    &format!("verify {label}"),
+                    Some(items.len() as u64),
+                    notes.show(),
+                );
+                let (verdicts, timing) = time(|| {
+                    engine.verify_with_progress(items.as_slice(), &|n| progress.inc(n as u64))
+                });
+                progress.finish();
+                *mismatches =
+                    (*mismatches).max(count_mismatches(&verdicts, &workload.expect_valid));
+                timings.push(timing);
+            }
+            for (y, timings, agrees) in &mut self.yardsticks {
+                let (timing, ok) =
+                    yardstick_round(y, &items, &workload.expect_valid, &label, notes.show());
+                timings.push(timing);
+                *agrees &= ok;
+            }
         }
-    } else {
+        Ok(())
+    }
+
+    fn operations(&mut self, _: &Notes) -> Vec<OperationRow> {
+        let args = self.args;
+        operation_rows(
+            self.scheme,
+            self.signer,
+            &self.workload().items(),
+            args.op_iterations.unwrap_or(DEFAULT_OP_ITERATIONS),
+            args.seed,
+        )
+    }
+
+    fn report(self, operations: Vec<OperationRow>) -> Result<SignatureReports, CliError> {
+        let (args, scheme, workload) = (self.args, self.scheme, self.workload());
+        let cores = linesig::available_cores();
+        let measured: Vec<(&Yardstick, YardstickRun)> = self
+            .yardsticks
+            .iter()
+            .map(|(y, timings, agrees)| {
+                let timing = median(timings.clone());
+                (
+                    y,
+                    YardstickRun {
+                        timing,
+                        agrees: *agrees,
+                    },
+                )
+            })
+            .collect();
+        let mut reports: Vec<RunReport> = self
+            .runs
+            .iter()
+            .map(|(engine, timings, mismatches)| {
+                report(
+                    args,
+                    scheme,
+                    cores,
+                    workload,
+                    engine,
+                    timings,
+                    *mismatches,
+                    &measured,
+                )
+            })
+            .collect();
+        let best = (0..reports.len())
+            .max_by(|&a, &b| {
+                reports[a]
+                    .head
+                    .throughput_per_s
+                    .total_cmp(&reports[b].head.throughput_per_s)
+            })
+            .unwrap_or(0);
         if args.sweep {
-            print_sweep(&reports);
+            reports[best].best = true;
         }
-        print_report(scheme, &reports[best], started.elapsed().as_secs_f64());
+        reports[best].operations = operations;
+        let off_mismatches = self.cache_off.as_ref().map_or(0, |(_, _, m)| *m);
+        let off_throughput = self
+            .cache_off
+            .as_ref()
+            .map(|(_, t, _)| workload.len() as f64 / median(t.clone()).wall.as_secs_f64());
+        for ((r, (engine, _, _)), warm) in reports.iter_mut().zip(&self.runs).zip(&self.warm) {
+            r.key_cache = engine.key_cache_stats().map(|s| {
+                cache_report(
+                    s,
+                    warm.unwrap_or_default(),
+                    off_throughput,
+                    r.head.throughput_per_s,
+                )
+            });
+            r.mismatches = r.mismatches.max(off_mismatches);
+            if r.mismatches > 0 {
+                r.head.status = "FAILURE";
+            }
+        }
+        Ok(SignatureReports {
+            scheme,
+            sweep: args.sweep,
+            best,
+            reports,
+        })
     }
-    Ok(success)
+}
+
+/// One report per engine configuration (one unless `--sweep`), the fastest marked.
+struct SignatureReports {
+    scheme: Scheme,
+    sweep: bool,
+    best: usize,
+    reports: Vec<RunReport>,
+}
+
+impl BenchReport for SignatureReports {
+    fn succeeded(&self) -> bool {
+        self.reports.iter().all(|r| r.mismatches == 0)
+    }
+
+    fn json_lines(&self) -> Vec<String> {
+        self.reports.iter().map(json_line).collect()
+    }
+
+    fn print(&self, seconds: f64) {
+        if self.sweep {
+            print_sweep(&self.reports);
+        }
+        print_report(self.scheme, &self.reports[self.best], seconds);
+    }
 }
 
 fn count_mismatches(verdicts: &[Verdict], expect_valid: &[bool]) -> usize {
@@ -765,7 +860,16 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
             c * 1e6 / r.head.count as f64
         ))
     );
-    for y in &r.head.yardsticks {
+    print_yardsticks(&r.head.yardsticks);
+    if let Some(c) = &r.key_cache {
+        print_cache(c);
+    }
+    print_rows("One thread, call by call:", &r.operations);
+}
+
+/// Each yardstick's rate and linesig's ratio to it.
+fn print_yardsticks(yardsticks: &[YardstickReport]) {
+    for y in yardsticks {
         println!(
             "Yardstick:              {}: {} sigs/s ({:.3} s){}",
             y.name,
@@ -784,32 +888,33 @@ fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
                 .map_or(String::new(), |c| format!("; {c:.2}x per CPU-second"))
         );
     }
-    if let Some(c) = &r.key_cache {
+}
+
+/// The hot-key cache's counters, the process's memory and the cache-off comparison.
+fn print_cache(c: &KeyCacheReport) {
+    println!(
+        "Key cache:              {:.1}% of signatures hit; {} keys of {} ({} admitted, {} evicted, {} refused in the timed rounds; {} admitted in the untimed warm-up); {:.1} of {:.1} MiB",
+        100.0 * c.hit_rate,
+        c.entries,
+        c.max_entries,
+        c.admissions,
+        c.evictions,
+        c.refused,
+        c.warm_up_admissions,
+        c.used_bytes as f64 / MIB,
+        c.capacity_bytes as f64 / MIB,
+    );
+    if let (Some(rss), Some(peak)) = (c.process_rss_bytes, c.process_peak_rss_bytes) {
         println!(
-            "Key cache:              {:.1}% of signatures hit; {} keys of {} ({} admitted, {} evicted, {} refused in the timed rounds; {} admitted in the untimed warm-up); {:.1} of {:.1} MiB",
-            100.0 * c.hit_rate,
-            c.entries,
-            c.max_entries,
-            c.admissions,
-            c.evictions,
-            c.refused,
-            c.warm_up_admissions,
-            c.used_bytes as f64 / MIB,
-            c.capacity_bytes as f64 / MIB,
+            "Process memory:         {:.1} MB resident, {:.1} MB peak (workload and all engines)",
+            rss as f64 / 1e6,
+            peak as f64 / 1e6
         );
-        if let (Some(rss), Some(peak)) = (c.process_rss_bytes, c.process_peak_rss_bytes) {
-            println!(
-                "Process memory:         {:.1} MB resident, {:.1} MB peak (workload and all engines)",
-                rss as f64 / 1e6,
-                peak as f64 / 1e6
-            );
-        }
-        if let (Some(off), Some(x)) = (c.cache_off_throughput_per_s, c.speedup) {
-            println!(
-                "Same engine, cache off: {} sigs/s; cache on / off: {x:.2}x wall",
-                grouped(off)
-            );
-        }
     }
-    print_rows("One thread, call by call:", &r.operations);
+    if let (Some(off), Some(x)) = (c.cache_off_throughput_per_s, c.speedup) {
+        println!(
+            "Same engine, cache off: {} sigs/s; cache on / off: {x:.2}x wall",
+            grouped(off)
+        );
+    }
 }

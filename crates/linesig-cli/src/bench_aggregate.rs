@@ -7,8 +7,9 @@
 //! interval, 32-byte random messages; the signatures are generated once (not timed)
 //! and every proof is checked to verify.
 
+use crate::bench_run::{self, json_line, thread_pool, Bench, BenchReport, Notes};
 use crate::bench_schema::Headline;
-use crate::clock::time;
+use crate::clock::{time, Timing};
 use crate::op_rows::{time_row, OperationRow};
 use crate::CliError;
 use linesig::leansig::aggregate;
@@ -53,6 +54,9 @@ struct AggregateReport {
     sizes: Vec<SizeReport>,
     founding_aggregate_2_ms: f64,
     founding_verify_ms: f64,
+    /// Proofs `verify_aggregate` refused (in `status`).
+    #[serde(skip)]
+    failures: usize,
 }
 
 /// Reset the peak-RSS counter of this process (Linux: `clear_refs` 5).
@@ -85,110 +89,177 @@ pub fn run(args: AggregateBenchArgs) -> Result<bool, CliError> {
             aggregate::MAX_SIGNATURES
         )));
     }
-    let show = !args.json;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.workers)
-        .build()
-        .map_err(|e| CliError::io(format!("thread pool: {e}")))?;
-    let most = args.sizes.iter().copied().max().unwrap_or(0);
-    let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
-    let backend = Backend::best_for(Scheme::LeanSig(instance));
-    if show {
-        eprintln!("{instance}: one key, {most} signatures (keygen and signing not timed)");
-    }
-    let (public_key, mut secret) = pool
-        .install(|| keys::key_gen(instance, backend, &mut rng, 0, most as u64))
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let first = secret.prepared_interval().start as u32;
-    let mut messages = vec![[0u8; 32]; most];
-    for m in &mut messages {
-        rng.fill_bytes(m);
-    }
-    let signatures: Vec<Vec<u8>> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| secret.sign(first + i as u32, m))
-        .collect::<Result<_, _>>()
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let epochs: Vec<[u8; 4]> = (0..most).map(|i| epoch_context(first + i as u32)).collect();
-    let items: Vec<Item<'_>> = (0..most)
-        .map(|i| Item::new(&public_key, &messages[i], &signatures[i]).with_context(&epochs[i]))
-        .collect();
+    let json = args.json;
+    let pool = thread_pool(args.workers)?;
+    bench_run::run(
+        AggregateBench {
+            args,
+            pool,
+            public_key: Vec::new(),
+            messages: Vec::new(),
+            signatures: Vec::new(),
+            epochs: Vec::new(),
+            sizes: Vec::new(),
+            failures: 0,
+            headline: None,
+        },
+        json,
+    )
+}
 
-    let mut sizes = Vec::new();
-    let mut failures = 0;
-    let mut headline = None;
-    for &n in &args.sizes {
-        let list = &items[..n];
-        let mut proof = Vec::new();
-        reset_peak_memory();
-        let mut last_timing = None;
-        let aggregate_row = time_row("aggregate", args.repeat, |_| {
-            let (made, timing) = time(|| pool.install(|| aggregate::prove(instance, list)));
-            proof = made.expect("valid signatures aggregate").bytes;
-            last_timing = Some(timing);
-        });
-        let peak = peak_memory();
-        let verify_row = time_row("verify", args.repeat.max(5), |_| {
-            if aggregate::verify_aggregate(instance, list, &proof).is_err() {
-                failures += 1;
-            }
-        });
-        let report = SizeReport {
-            signatures: n,
-            signatures_per_s: n as f64 * aggregate_row.ops_per_s,
-            aggregate: aggregate_row,
-            verify: verify_row,
-            proof_bytes: proof.len(),
-            peak_memory_bytes: peak,
-        };
-        if show {
-            print_size(&report);
-        }
-        if n == most {
-            headline = last_timing;
-        }
-        sizes.push(report);
+/// The aggregation benchmark's state: one key's signatures from `setup`, a report per
+/// size from `measure`.
+struct AggregateBench {
+    args: AggregateBenchArgs,
+    pool: rayon::ThreadPool,
+    public_key: Vec<u8>,
+    messages: Vec<[u8; 32]>,
+    signatures: Vec<Vec<u8>>,
+    epochs: Vec<[u8; 4]>,
+    sizes: Vec<SizeReport>,
+    /// Proofs `verify_aggregate` refused.
+    failures: usize,
+    /// The largest size's last proving run.
+    headline: Option<Timing>,
+}
+
+impl AggregateBench {
+    fn most(&self) -> usize {
+        self.args.sizes.iter().copied().max().unwrap_or(0)
     }
-    let head = Headline::new(
-        instance.name().to_string(),
-        None,
-        "stark",
-        args.workers,
-        most,
-        "signature",
-        headline.expect("the largest size ran"),
-        failures == 0,
-    );
-    let report = AggregateReport {
-        head,
-        reference: instance.reference(),
-        proof_system: format!(
-            "Plonky3 uni-stark over KoalaBear, BLAKE3 commitments: FRI blowup 2^{}, {} queries, {} PoW bits ({} conjectured bits); field arithmetic {}",
-            aggregate::stark::LOG_BLOWUP,
-            aggregate::stark::NUM_QUERIES,
-            aggregate::stark::QUERY_POW_BITS,
-            aggregate::stark::CONJECTURED_SECURITY_BITS,
-            aggregate::stark::field_arithmetic()
-        ),
-        seed: args.seed,
-        sizes,
-        founding_aggregate_2_ms: FOUNDING_AGGREGATE_2_MS,
-        founding_verify_ms: FOUNDING_VERIFY_MS,
-    };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&report).map_err(|e| CliError::io(e.to_string()))?
+}
+
+impl Bench for AggregateBench {
+    type Report = AggregateReport;
+
+    fn setup(&mut self, notes: &Notes) -> Result<(), CliError> {
+        let (instance, most) = (self.args.instance, self.most());
+        let mut rng = ChaCha20Rng::seed_from_u64(self.args.seed);
+        let backend = Backend::best_for(Scheme::LeanSig(instance));
+        notes.say(&format!(
+            "{instance}: one key, {most} signatures (keygen and signing not timed)"
+        ));
+        let (public_key, mut secret) = self
+            .pool
+            .install(|| keys::key_gen(instance, backend, &mut rng, 0, most as u64))
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        let first = secret.prepared_interval().start as u32;
+        self.messages = vec![[0u8; 32]; most];
+        for m in &mut self.messages {
+            rng.fill_bytes(m);
+        }
+        self.signatures = self
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| secret.sign(first + i as u32, m))
+            .collect::<Result<_, _>>()
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        self.epochs = (0..most).map(|i| epoch_context(first + i as u32)).collect();
+        self.public_key = public_key;
+        Ok(())
+    }
+
+    fn measure(&mut self, notes: &Notes) -> Result<(), CliError> {
+        let (instance, most, pool) = (self.args.instance, self.most(), &self.pool);
+        let items: Vec<Item<'_>> = (0..most)
+            .map(|i| {
+                Item::new(&self.public_key, &self.messages[i], &self.signatures[i])
+                    .with_context(&self.epochs[i])
+            })
+            .collect();
+        for &n in &self.args.sizes {
+            notes.say(&format!("aggregate {n} signatures"));
+            let list = &items[..n];
+            let mut proof = Vec::new();
+            reset_peak_memory();
+            let mut last_timing = None;
+            let aggregate_row = time_row("aggregate", self.args.repeat, |_| {
+                let (made, timing) = time(|| pool.install(|| aggregate::prove(instance, list)));
+                proof = made.expect("valid signatures aggregate").bytes;
+                last_timing = Some(timing);
+            });
+            let peak = peak_memory();
+            let failures = &mut self.failures;
+            let verify_row = time_row("verify", self.args.repeat.max(5), |_| {
+                if aggregate::verify_aggregate(instance, list, &proof).is_err() {
+                    *failures += 1;
+                }
+            });
+            if n == most {
+                self.headline = last_timing;
+            }
+            self.sizes.push(SizeReport {
+                signatures: n,
+                signatures_per_s: n as f64 * aggregate_row.ops_per_s,
+                aggregate: aggregate_row,
+                verify: verify_row,
+                proof_bytes: proof.len(),
+                peak_memory_bytes: peak,
+            });
+        }
+        Ok(())
+    }
+
+    fn operations(&mut self, _: &Notes) -> Vec<OperationRow> {
+        // The rows are per size (`sizes`): proving and verifying are the operations.
+        Vec::new()
+    }
+
+    fn report(self, _: Vec<OperationRow>) -> Result<AggregateReport, CliError> {
+        let (args, instance) = (&self.args, self.args.instance);
+        let head = Headline::new(
+            instance.name().to_string(),
+            None,
+            "stark",
+            args.workers,
+            self.most(),
+            "signature",
+            self.headline.expect("the largest size ran"),
+            self.failures == 0,
         );
-    } else {
-        println!("{}", report.proof_system);
+        Ok(AggregateReport {
+            head,
+            reference: instance.reference(),
+            proof_system: format!(
+                "Plonky3 uni-stark over KoalaBear, BLAKE3 commitments: FRI blowup 2^{}, {} queries, {} PoW bits ({} conjectured bits); field arithmetic {}",
+                aggregate::stark::LOG_BLOWUP,
+                aggregate::stark::NUM_QUERIES,
+                aggregate::stark::QUERY_POW_BITS,
+                aggregate::stark::CONJECTURED_SECURITY_BITS,
+                aggregate::stark::field_arithmetic()
+            ),
+            seed: args.seed,
+            sizes: self.sizes,
+            founding_aggregate_2_ms: FOUNDING_AGGREGATE_2_MS,
+            founding_verify_ms: FOUNDING_VERIFY_MS,
+            failures: self.failures,
+        })
+    }
+}
+
+impl BenchReport for AggregateReport {
+    fn succeeded(&self) -> bool {
+        self.failures == 0
+    }
+
+    fn json_lines(&self) -> Vec<String> {
+        vec![json_line(self)]
+    }
+
+    fn print(&self, _: f64) {
+        for size in &self.sizes {
+            print_size(size);
+        }
+        println!("{}", self.proof_system);
         println!(
             "founding document (leanMultisig, i7-1255U, quoted): aggregate 2 signatures {FOUNDING_AGGREGATE_2_MS} ms, verify {FOUNDING_VERIFY_MS} ms"
         );
-        println!("status {} ({failures} proofs refused)", report.head.status);
+        println!(
+            "status {} ({} proofs refused)",
+            self.head.status, self.failures
+        );
     }
-    Ok(failures == 0)
 }
 
 fn print_size(r: &SizeReport) {

@@ -7,6 +7,7 @@
 //! interval (1,024 for L18, 131,072 for the lifetime-2^32 instances), as many keys as the
 //! count needs; 32-byte random messages.
 
+use crate::bench_run::{self, json_line, thread_pool, Bench, BenchReport, Notes};
 use crate::bench_schema::Headline;
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{cycles, print_rows, time_row, OperationRow};
@@ -16,7 +17,6 @@ use linesig::{Backend, Engine, Item, Scheme};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
-use std::time::Instant;
 
 /// What the leanSig benchmark needs from `linesig bench`'s arguments.
 pub struct LeanSigBenchArgs {
@@ -119,161 +119,254 @@ fn batch_run(runs: Vec<(Timing, Option<u64>)>, count: usize, workers: usize) -> 
 }
 
 pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
-    let started = Instant::now();
-    let show = !args.json;
-    let instance = args.instance;
-    let scheme = Scheme::LeanSig(instance);
-    let backend = match args.backend {
-        Some(b) => b,
-        None => Backend::from_env()
-            .map_err(|e| CliError::usage(e.to_string()))?
-            .unwrap_or_else(|| Backend::best_for(scheme)),
-    };
-    if !backend.is_supported_for(scheme) {
-        return Err(CliError::usage(format!(
-            "backend '{backend}' is not supported on this CPU"
-        )));
+    let json = args.json;
+    bench_run::run(
+        LeanSigBench {
+            args,
+            backend: Backend::Portable,
+            keys: Vec::new(),
+            messages: Vec::new(),
+            signatures: Vec::new(),
+            epochs: Vec::new(),
+            rows: Vec::new(),
+            measured: Measured::default(),
+        },
+        json,
+    )
+}
+
+/// The leanSig benchmark's state, step by step: keys, messages and signatures from
+/// `setup`, the batch runs from `measure`.
+struct LeanSigBench {
+    args: LeanSigBenchArgs,
+    backend: Backend,
+    keys: Vec<(Vec<u8>, keys::SecretKey)>,
+    messages: Vec<[u8; 32]>,
+    signatures: Vec<Vec<u8>>,
+    epochs: Vec<[u8; 4]>,
+    /// keygen and sign, timed while setting up.
+    rows: Vec<OperationRow>,
+    measured: Measured,
+}
+
+/// The engine's runs over every round: all workers and one.
+#[derive(Default)]
+struct Measured {
+    all: Vec<(Timing, Option<u64>)>,
+    one: Vec<(Timing, Option<u64>)>,
+    mismatches: usize,
+    batch_size: usize,
+}
+
+impl LeanSigBench {
+    fn per_key(&self) -> usize {
+        self.args.instance.prepared_epochs() as usize
     }
-    // 32-byte messages and four-byte epochs beside the signatures.
-    crate::workload::check_workload_fits(args.count, 36 + instance.signature_len())
-        .map_err(CliError::usage)?;
-    // Keygen and signing run on `workers` threads too, so `--workers 1` is one core.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.workers)
-        .build()
-        .map_err(|e| CliError::io(format!("thread pool: {e}")))?;
-    let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
 
-    // Keys: as many as the count needs, one prepared interval of epochs each.
-    let per_key = instance.prepared_epochs() as usize;
-    let key_count = args.count.div_ceil(per_key).max(1);
-    if show {
-        eprintln!("{instance}: {key_count} key(s), {per_key} epochs prepared each");
-    }
-    let mut key_pairs = Vec::with_capacity(key_count);
-    let keygen_row = time_row("keygen", key_count, |_| {
-        key_pairs.push(pool.install(|| {
-            keys::key_gen(instance, backend, &mut rng, 0, args.active_epochs)
-                .expect("the interval fits the lifetime (checked)")
-        }))
-    });
-    let prepared = key_pairs[0].1.prepared_interval();
-
-    // Signatures: key k signs epochs 0, 1, 2, … of its prepared interval.
-    let mut messages = vec![[0u8; 32]; args.count];
-    for m in &mut messages {
-        rng.fill_bytes(m);
-    }
-    let mut signatures = Vec::with_capacity(args.count);
-    let sign_row = time_row("sign", args.count, |i| {
-        let (_, secret) = &mut key_pairs[i / per_key];
-        let epoch = prepared.start as u32 + (i % per_key) as u32;
-        signatures.push(
-            secret
-                .sign(epoch, &messages[i])
-                .expect("prepared, unused epoch"),
-        );
-    });
-    let epochs: Vec<[u8; 4]> = (0..args.count)
-        .map(|i| epoch_context(prepared.start as u32 + (i % per_key) as u32))
-        .collect();
-    let items: Vec<Item<'_>> = (0..args.count)
-        .map(|i| {
-            Item::new(&key_pairs[i / per_key].0, &messages[i], &signatures[i])
-                .with_context(&epochs[i])
-        })
-        .collect();
-
-    // One signature per call on the portable path, as a library call would.
-    let verify_row = time_row("verify", args.op_iterations.min(args.count), |i| {
-        assert!(leansig::verify(instance, &items[i]).is_valid());
-    });
-
-    let build = |workers: usize| {
+    fn engine(&self, workers: usize) -> Result<Engine, CliError> {
         let mut builder = Engine::builder()
-            .scheme(scheme)
-            .backend(backend)
+            .scheme(Scheme::LeanSig(self.args.instance))
+            .backend(self.backend)
             .workers(workers)
-            .batch_size(args.batch);
-        if let Some(l) = args.lanes {
+            .batch_size(self.args.batch);
+        if let Some(l) = self.args.lanes {
             builder = builder.lanes(l);
         }
         builder.build().map_err(|e| CliError::usage(e.to_string()))
-    };
-    let engine = build(args.workers)?;
-    let engine_one = build(1)?;
-    let mut runs = Vec::new();
-    let mut runs_one = Vec::new();
-    let mut mismatches = 0;
-    for _ in 0..args.repeat {
-        for (engine, runs) in [(&engine, &mut runs), (&engine_one, &mut runs_one)] {
-            let c0 = cycles();
-            let (verdicts, timing) = time(|| engine.verify(&items));
-            let ticks = c0.zip(cycles()).map(|(a, b)| b.wrapping_sub(a));
-            mismatches += verdicts.iter().filter(|v| !v.is_valid()).count();
-            runs.push((timing, ticks));
-        }
     }
-    let (batch_timing, batch) = batch_run(runs, args.count, args.workers);
-    let (_, batch_one) = batch_run(runs_one, args.count, 1);
-    let lanes = backend.lanes(scheme).min(args.lanes.unwrap_or(usize::MAX));
-    let scalar_ratio = verify_row.mean_us / batch_one.per_signature_us;
-    let reference = founding(instance);
-    let founding_verify = Some(reference.verify_us).filter(|v| v.is_finite());
-    let mut head = Headline::new(
-        instance.name().to_string(),
-        None,
-        backend.name(),
-        args.workers,
-        args.count,
-        "signature",
-        batch_timing,
-        mismatches == 0,
-    );
-    // The scalar path one call at a time, as the reference verifies (every call valid,
-    // or `time_row` would have stopped).
-    if verify_row.iterations > 0 && verify_row.mean_us > 0.0 {
-        let scalar_per_s = 1e6 / verify_row.mean_us;
-        head.add_yardstick(
-            "linesig scalar verify (portable path, one call at a time, 1 thread)".to_string(),
-            args.count as f64 / scalar_per_s,
-            scalar_per_s,
-            None,
-            true,
-        );
-    }
-    let report = LeanSigReport {
-        head,
-        reference: instance.reference(),
-        lanes,
-        cores: linesig::available_cores(),
-        batch: engine.batch_size(),
-        keys: key_count,
-        epochs_prepared_per_key: per_key as u64,
-        seed: args.seed,
-        repeats: args.repeat,
-        permutations_per_verify: instance.verify_permutations(),
-        operations: vec![keygen_row, sign_row, verify_row],
-        founding_verify_us: founding_verify,
-        founding_keygen_ms: reference.keygen_ms,
-        speedup_vs_founding_verify: founding_verify.map(|f| f / batch_one.per_signature_us),
-        speedup_vs_scalar_verify: scalar_ratio,
-        batch_all_workers: batch,
-        batch_one_worker: batch_one,
-        mismatches,
-    };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&report).map_err(|e| CliError::io(e.to_string()))?
-        );
-    } else {
-        print_report(&report, started);
-    }
-    Ok(mismatches == 0)
 }
 
-fn print_report(r: &LeanSigReport, started: Instant) {
+/// The items of the workload: key k signs epochs 0, 1, 2, … of its prepared interval.
+fn items<'a>(
+    keys: &'a [(Vec<u8>, keys::SecretKey)],
+    messages: &'a [[u8; 32]],
+    signatures: &'a [Vec<u8>],
+    epochs: &'a [[u8; 4]],
+    per_key: usize,
+) -> Vec<Item<'a>> {
+    (0..signatures.len())
+        .map(|i| {
+            Item::new(&keys[i / per_key].0, &messages[i], &signatures[i]).with_context(&epochs[i])
+        })
+        .collect()
+}
+
+impl Bench for LeanSigBench {
+    type Report = LeanSigReport;
+
+    fn setup(&mut self, notes: &Notes) -> Result<(), CliError> {
+        let (args, instance) = (&self.args, self.args.instance);
+        let scheme = Scheme::LeanSig(instance);
+        self.backend = match args.backend {
+            Some(b) => b,
+            None => Backend::from_env()
+                .map_err(|e| CliError::usage(e.to_string()))?
+                .unwrap_or_else(|| Backend::best_for(scheme)),
+        };
+        if !self.backend.is_supported_for(scheme) {
+            return Err(CliError::usage(format!(
+                "backend '{}' is not supported on this CPU",
+                self.backend
+            )));
+        }
+        // 32-byte messages and four-byte epochs beside the signatures.
+        crate::workload::check_workload_fits(args.count, 36 + instance.signature_len())
+            .map_err(CliError::usage)?;
+        // Keygen and signing run on `workers` threads too, so `--workers 1` is one core.
+        let pool = thread_pool(args.workers)?;
+        let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
+        // Keys: as many as the count needs, one prepared interval of epochs each.
+        let per_key = self.per_key();
+        let key_count = args.count.div_ceil(per_key).max(1);
+        notes.say(&format!(
+            "{instance}: {key_count} key(s), {per_key} epochs prepared each"
+        ));
+        let (backend, active) = (self.backend, args.active_epochs);
+        let keys = &mut self.keys;
+        self.rows.push(time_row("keygen", key_count, |_| {
+            keys.push(pool.install(|| {
+                keys::key_gen(instance, backend, &mut rng, 0, active)
+                    .expect("the interval fits the lifetime (checked)")
+            }))
+        }));
+        let start = self.keys[0].1.prepared_interval().start as u32;
+        self.messages = vec![[0u8; 32]; args.count];
+        for m in &mut self.messages {
+            rng.fill_bytes(m);
+        }
+        let (keys, messages, signatures) = (&mut self.keys, &self.messages, &mut self.signatures);
+        self.rows.push(time_row("sign", args.count, |i| {
+            let epoch = start + (i % per_key) as u32;
+            let signature = keys[i / per_key]
+                .1
+                .sign(epoch, &messages[i])
+                .expect("prepared, unused epoch");
+            signatures.push(signature);
+        }));
+        self.epochs = (0..args.count)
+            .map(|i| epoch_context(start + (i % per_key) as u32))
+            .collect();
+        Ok(())
+    }
+
+    fn measure(&mut self, _: &Notes) -> Result<(), CliError> {
+        let engine = self.engine(self.args.workers)?;
+        let engine_one = self.engine(1)?;
+        let items = items(
+            &self.keys,
+            &self.messages,
+            &self.signatures,
+            &self.epochs,
+            self.per_key(),
+        );
+        let measured = &mut self.measured;
+        measured.batch_size = engine.batch_size();
+        for _ in 0..self.args.repeat {
+            for (engine, runs) in [
+                (&engine, &mut measured.all),
+                (&engine_one, &mut measured.one),
+            ] {
+                let c0 = cycles();
+                let (verdicts, timing) = time(|| engine.verify(&items));
+                let ticks = c0.zip(cycles()).map(|(a, b)| b.wrapping_sub(a));
+                measured.mismatches += verdicts.iter().filter(|v| !v.is_valid()).count();
+                runs.push((timing, ticks));
+            }
+        }
+        Ok(())
+    }
+
+    fn operations(&mut self, _: &Notes) -> Vec<OperationRow> {
+        let instance = self.args.instance;
+        let items = items(
+            &self.keys,
+            &self.messages,
+            &self.signatures,
+            &self.epochs,
+            self.per_key(),
+        );
+        // One signature per call on the portable path, as a library call would.
+        let verify_row = time_row("verify", self.args.op_iterations.min(items.len()), |i| {
+            assert!(leansig::verify(instance, &items[i]).is_valid());
+        });
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.push(verify_row);
+        rows
+    }
+
+    fn report(self, operations: Vec<OperationRow>) -> Result<LeanSigReport, CliError> {
+        let per_key = self.per_key();
+        let (args, instance, measured) = (&self.args, self.args.instance, self.measured);
+        let scheme = Scheme::LeanSig(instance);
+        let (batch_timing, batch) = batch_run(measured.all, args.count, args.workers);
+        let (_, batch_one) = batch_run(measured.one, args.count, 1);
+        let verify_row = operations.last().expect("the verify row");
+        let scalar_ratio = verify_row.mean_us / batch_one.per_signature_us;
+        let reference = founding(instance);
+        let founding_verify = Some(reference.verify_us).filter(|v| v.is_finite());
+        let mut head = Headline::new(
+            instance.name().to_string(),
+            None,
+            self.backend.name(),
+            args.workers,
+            args.count,
+            "signature",
+            batch_timing,
+            measured.mismatches == 0,
+        );
+        // The scalar path one call at a time, as the reference verifies (every call
+        // valid, or `time_row` would have stopped).
+        if verify_row.iterations > 0 && verify_row.mean_us > 0.0 {
+            let scalar_per_s = 1e6 / verify_row.mean_us;
+            head.add_yardstick(
+                "linesig scalar verify (portable path, one call at a time, 1 thread)".to_string(),
+                args.count as f64 / scalar_per_s,
+                scalar_per_s,
+                None,
+                true,
+            );
+        }
+        Ok(LeanSigReport {
+            head,
+            reference: instance.reference(),
+            lanes: self
+                .backend
+                .lanes(scheme)
+                .min(args.lanes.unwrap_or(usize::MAX)),
+            cores: linesig::available_cores(),
+            batch: measured.batch_size,
+            keys: self.keys.len(),
+            epochs_prepared_per_key: per_key as u64,
+            seed: args.seed,
+            repeats: args.repeat,
+            permutations_per_verify: instance.verify_permutations(),
+            operations,
+            founding_verify_us: founding_verify,
+            founding_keygen_ms: reference.keygen_ms,
+            speedup_vs_founding_verify: founding_verify.map(|f| f / batch_one.per_signature_us),
+            speedup_vs_scalar_verify: scalar_ratio,
+            batch_all_workers: batch,
+            batch_one_worker: batch_one,
+            mismatches: measured.mismatches,
+        })
+    }
+}
+
+impl BenchReport for LeanSigReport {
+    fn succeeded(&self) -> bool {
+        self.mismatches == 0
+    }
+
+    fn json_lines(&self) -> Vec<String> {
+        vec![json_line(self)]
+    }
+
+    fn print(&self, seconds: f64) {
+        print_report(self, seconds)
+    }
+}
+
+fn print_report(r: &LeanSigReport, seconds: f64) {
     println!("{} ({})", r.head.scheme, r.reference);
     println!(
         "  backend {} ({} lanes), {} cores, {} signatures from {} keys ({} epochs prepared each), seed {}, median of {}",
@@ -315,8 +408,6 @@ fn print_report(r: &LeanSigReport, started: Instant) {
     }
     println!(
         "status {} ({} mismatches), {:.1} s",
-        r.head.status,
-        r.mismatches,
-        started.elapsed().as_secs_f64()
+        r.head.status, r.mismatches, seconds
     );
 }

@@ -9,13 +9,13 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use linesig_paillier::{generate_keypair, Integer, Kernel, Mode, Pool, PrivateKey, PublicKey};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
+use crate::bench_run::{self, json_line, Bench, BenchReport, Notes};
 use crate::bench_schema::{rates, Headline};
 use crate::clock::{median, time, Timing};
 use crate::op_rows::{print_rows, time_row, OperationRow};
@@ -132,200 +132,315 @@ struct PheRates {
 }
 
 pub fn run(args: PaillierBenchArgs) -> Result<bool, CliError> {
-    let started = Instant::now();
-    let show = !args.json;
-    let note = |s: &str| {
-        if show {
-            eprintln!("{s}");
-        }
-    };
-    // The pools first: a kernel this CPU cannot run is refused before any work.
-    let pool_one = Pool::with_kernel(1, args.kernel).map_err(|e| CliError::usage(e.to_string()))?;
-    let pool_all =
-        Pool::with_kernel(args.workers, args.kernel).map_err(|e| CliError::usage(e.to_string()))?;
-    let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
-    note(&format!(
-        "generating a {}-bit key (seed {})",
-        args.bits, args.seed
-    ));
-    let (public, private) =
-        generate_keypair(args.bits, &mut rng).map_err(|e| CliError::usage(e.to_string()))?;
-    let djn_public = public.clone().with_random_djn(&mut rng);
-    let (_, djn_build) = time(|| pool_all.prepare_djn(&djn_public));
-    let values: Vec<Integer> = (0..args.count)
-        .map(|i| Integer::from(i as u64 * 0x9e37_79b9_7f4a_7c15 % (1 << 62)))
-        .collect();
+    let json = args.json;
+    bench_run::run(
+        PaillierBench {
+            args,
+            setup: None,
+            measured: Measured::default(),
+        },
+        json,
+    )
+}
 
-    // linesig, three ways per operation, median of `repeat` runs each.
-    let rate = |timings: Vec<Timing>| rates(args.count, median(timings));
-    let repeat =
-        |label: &str, work: &mut dyn FnMut() -> Vec<Integer>| -> (Vec<Integer>, Vec<Timing>) {
-            note(&format!("  {label}"));
-            let mut timings = Vec::new();
-            let mut last = Vec::new();
-            for _ in 0..args.repeat {
-                let (out, t) = time(&mut *work);
-                timings.push(t);
-                last = out;
-            }
-            (last, timings)
-        };
-    // Ciphertexts that do not decrypt to their values (missing ones count too).
-    let failures_in = |ciphertexts: &[Integer]| -> usize {
-        ciphertexts
-            .iter()
-            .zip(&values)
-            .filter(|(c, m)| private.decrypt(c).ok().as_ref() != Some(*m))
-            .count()
-            + values.len().saturating_sub(ciphertexts.len())
-    };
-    let mut failures = 0usize;
+/// The Paillier benchmark's state: keys, values and pools from `setup`, the tables and
+/// phe's figures from `measure`.
+struct PaillierBench {
+    args: PaillierBenchArgs,
+    setup: Option<Setup>,
+    measured: Measured,
+}
 
-    // The array call on one worker, and on all workers where that is more than one (a
-    // second row of one worker would only time the same thing twice).
-    let mut array_pools = vec![(1, &pool_one)];
-    if args.workers > 1 {
-        array_pools.push((args.workers, &pool_all));
+struct Setup {
+    pool_one: Pool,
+    pool_all: Pool,
+    rng: ChaCha20Rng,
+    public: PublicKey,
+    /// The same key with a DJN fixed base, its table built on all workers.
+    djn_public: PublicKey,
+    djn_build: Timing,
+    private: PrivateKey,
+    values: Vec<Integer>,
+}
+
+#[derive(Default)]
+struct Measured {
+    tables: Vec<Table>,
+    /// Ciphertexts and decryptions that were not the values they should be.
+    failures: usize,
+    /// linesig ciphertexts phe is asked to decrypt.
+    sample_for_phe: Vec<Integer>,
+    /// The headline: decryption as one array call on all workers.
+    decrypt_timing: Option<Timing>,
+    phe: Option<PheInfo>,
+    phe_note: Option<String>,
+    cross: Option<(usize, usize)>,
+}
+
+impl PaillierBench {
+    fn state(&self) -> &Setup {
+        self.setup.as_ref().expect("measured after setup")
     }
-    let mut tables = Vec::new();
-    let mut sample_for_phe = Vec::new();
-    for (operation, key, mode) in [
-        ("encrypt (textbook r^n)", &public, Mode::Textbook),
-        ("encrypt (DJN)", &djn_public, Mode::Djn),
-    ] {
-        note(&format!("{operation}: {} values", args.count));
-        let (single, t_single) = repeat("one call at a time", &mut || {
-            let mut r = rand::thread_rng();
-            values
+}
+
+/// `work` run `repeat` times: its last output and every run's timing.
+fn repeated(
+    repeat: usize,
+    notes: &Notes,
+    label: &str,
+    work: &mut dyn FnMut() -> Vec<Integer>,
+) -> (Vec<Integer>, Vec<Timing>) {
+    notes.say(&format!("  {label}"));
+    let mut timings = Vec::new();
+    let mut last = Vec::new();
+    for _ in 0..repeat {
+        let (out, t) = time(&mut *work);
+        timings.push(t);
+        last = out;
+    }
+    (last, timings)
+}
+
+/// Ciphertexts that do not decrypt to their values (missing ones count too).
+fn encrypt_failures(private: &PrivateKey, values: &[Integer], ciphertexts: &[Integer]) -> usize {
+    ciphertexts
+        .iter()
+        .zip(values)
+        .filter(|(c, m)| private.decrypt(c).ok().as_ref() != Some(*m))
+        .count()
+        + values.len().saturating_sub(ciphertexts.len())
+}
+
+/// Decryptions that are not their values (missing ones count too).
+fn decrypt_failures(values: &[Integer], out: &[Integer]) -> usize {
+    out.iter().zip(values).filter(|(a, b)| a != b).count() + values.len().saturating_sub(out.len())
+}
+
+impl PaillierBench {
+    /// The array call on one worker, and on all workers where that is more than one (a
+    /// second row of one worker would only time the same thing twice).
+    fn array_pools(&self) -> Vec<(usize, &Pool)> {
+        let s = self.state();
+        let mut pools = vec![(1, &s.pool_one)];
+        if self.args.workers > 1 {
+            pools.push((self.args.workers, &s.pool_all));
+        }
+        pools
+    }
+
+    /// linesig's three ways of encrypting, for textbook r^n and for DJN.
+    fn encrypt_tables(&mut self, notes: &Notes) {
+        let (args, s) = (&self.args, self.state());
+        let rate = |timings: Vec<Timing>| rates(args.count, median(timings));
+        let mut measured = Measured::default();
+        for (operation, key, mode) in [
+            ("encrypt (textbook r^n)", &s.public, Mode::Textbook),
+            ("encrypt (DJN)", &s.djn_public, Mode::Djn),
+        ] {
+            notes.say(&format!("{operation}: {} values", args.count));
+            let (single, t_single) =
+                repeated(args.repeat, notes, "one call at a time", &mut || {
+                    let mut r = rand::thread_rng();
+                    s.values
+                        .iter()
+                        .filter_map(|m| key.encrypt(m, mode, &mut r).ok())
+                        .collect()
+                });
+            measured.failures += encrypt_failures(&s.private, &s.values, &single);
+            let mut ways = vec![linesig_way(None, rate(t_single))];
+            for (workers, pool) in self.array_pools() {
+                let (out, t) = repeated(args.repeat, notes, &array_call(workers), &mut || {
+                    pool.encrypt(key, &s.values, mode).unwrap_or_default()
+                });
+                measured.failures += encrypt_failures(&s.private, &s.values, &out);
+                if workers == args.workers {
+                    measured.sample_for_phe.extend(out.iter().take(8).cloned());
+                }
+                ways.push(linesig_way(Some(workers), rate(t)));
+            }
+            measured.tables.push(Table { operation, ways });
+        }
+        self.measured.failures += measured.failures;
+        self.measured.tables.append(&mut measured.tables);
+        self.measured.sample_for_phe = measured.sample_for_phe;
+    }
+
+    /// linesig's three ways of decrypting; the array call on all workers is the headline.
+    fn decrypt_table(&mut self, notes: &Notes) -> Result<(), CliError> {
+        let (args, s) = (&self.args, self.state());
+        let ciphertexts = s
+            .pool_all
+            .encrypt(&s.public, &s.values, Mode::Textbook)
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        notes.say(&format!("decrypt: {} values", args.count));
+        let (single, t_single) = repeated(args.repeat, notes, "one call at a time", &mut || {
+            ciphertexts
                 .iter()
-                .filter_map(|m| key.encrypt(m, mode, &mut r).ok())
+                .filter_map(|c| s.private.decrypt(c).ok())
                 .collect()
         });
-        failures += failures_in(&single);
-        let mut ways = vec![linesig_way(None, rate(t_single))];
-        for &(workers, pool) in &array_pools {
-            let (out, t) = repeat(&array_call(workers), &mut || {
-                pool.encrypt(key, &values, mode).unwrap_or_default()
+        let mut failures = decrypt_failures(&s.values, &single);
+        let mut ways = vec![linesig_way(None, rates(args.count, median(t_single)))];
+        let mut decrypt_timing = None;
+        for (workers, pool) in self.array_pools() {
+            let (out, t) = repeated(args.repeat, notes, &array_call(workers), &mut || {
+                pool.decrypt(&s.private, &ciphertexts).unwrap_or_default()
             });
-            failures += failures_in(&out);
-            if workers == args.workers {
-                sample_for_phe.extend(out.iter().take(8).cloned());
-            }
-            ways.push(linesig_way(Some(workers), rate(t)));
+            failures += decrypt_failures(&s.values, &out);
+            let timing = median(t);
+            ways.push(linesig_way(Some(workers), rates(args.count, timing)));
+            decrypt_timing = Some(timing);
         }
-        tables.push(Table { operation, ways });
-    }
-    let ciphertexts = pool_all
-        .encrypt(&public, &values, Mode::Textbook)
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    note(&format!("decrypt: {} values", args.count));
-    let decrypt_failures = |out: &[Integer]| {
-        out.iter().zip(&values).filter(|(a, b)| a != b).count()
-            + values.len().saturating_sub(out.len())
-    };
-    let (single, t_single) = repeat("one call at a time", &mut || {
-        ciphertexts
-            .iter()
-            .filter_map(|c| private.decrypt(c).ok())
-            .collect()
-    });
-    failures += decrypt_failures(&single);
-    let mut ways = vec![linesig_way(None, rate(t_single))];
-    // The headline: decryption as one array call on all workers (the last pool).
-    let mut decrypt_timing = None;
-    for &(workers, pool) in &array_pools {
-        let (out, t) = repeat(&array_call(workers), &mut || {
-            pool.decrypt(&private, &ciphertexts).unwrap_or_default()
+        self.measured.failures += failures;
+        self.measured.decrypt_timing = decrypt_timing;
+        self.measured.tables.push(Table {
+            operation: "decrypt",
+            ways,
         });
-        failures += decrypt_failures(&out);
-        let timing = median(t);
-        ways.push(linesig_way(Some(workers), rates(args.count, timing)));
-        decrypt_timing = Some(timing);
+        Ok(())
     }
-    let decrypt_timing = decrypt_timing.expect("the one-worker pool always runs");
-    tables.push(Table {
-        operation: "decrypt",
-        ways,
-    });
 
-    // phe in the same run, when it is installed.
-    let (phe, phe_note, cross) = if args.phe {
-        note("phe (python-paillier): the same key, one call at a time, threads, processes");
-        match run_phe(&args, &private, &values, &sample_for_phe) {
+    /// phe in the same run, when it is installed and asked for.
+    fn phe_yardstick(&mut self, notes: &Notes) {
+        if !self.args.phe {
+            self.measured.phe_note = Some("not measured (--yardstick none)".to_string());
+            return;
+        }
+        notes.say("phe (python-paillier): the same key, one call at a time, threads, processes");
+        let s = self.setup.as_ref().expect("measured after setup");
+        match run_phe(
+            &self.args,
+            &s.private,
+            &s.values,
+            &self.measured.sample_for_phe,
+        ) {
             Ok(result) => {
-                add_phe(&mut tables[0], &result.encrypt, args.workers);
-                add_phe(&mut tables[1], &result.encrypt, args.workers);
-                add_phe(&mut tables[2], &result.decrypt, args.workers);
-                (
-                    Some(result.info),
-                    None,
-                    Some((result.cross_ok, result.cross_total)),
-                )
+                let tables = &mut self.measured.tables;
+                add_phe(&mut tables[0], &result.encrypt, self.args.workers);
+                add_phe(&mut tables[1], &result.encrypt, self.args.workers);
+                add_phe(&mut tables[2], &result.decrypt, self.args.workers);
+                self.measured.phe = Some(result.info);
+                self.measured.cross = Some((result.cross_ok, result.cross_total));
             }
             Err(why) => {
                 // Asked for and not run: said on stderr too, so that a JSON reader or a
                 // script does not take an empty yardstick list for a measurement.
                 eprintln!("linesig: the phe yardstick did not run: {why}");
-                (None, Some(why), None)
+                self.measured.phe_note = Some(why);
             }
         }
-    } else {
-        (
-            None,
-            Some("not measured (--yardstick none)".to_string()),
-            None,
-        )
-    };
+    }
+}
 
-    note("one thread, call by call");
-    let operations = operation_rows(&args, &public, &private, &mut rng);
-    let cross_ok = cross.is_none_or(|(ok, total)| ok == total);
-    let success = failures == 0 && cross_ok;
-    let mut head = Headline::new(
-        format!("paillier{}", args.bits),
-        None,
-        args.kernel.name(),
-        args.workers,
-        args.count,
-        "decryption",
-        decrypt_timing,
-        success,
-    );
-    if let Some(decrypt) = tables.iter().find(|t| t.operation == "decrypt") {
-        for way in decrypt.ways.iter().filter(|w| w.name.starts_with("phe")) {
-            head.add_yardstick(
-                way.name.clone(),
-                args.count as f64 / way.ops_per_s,
-                way.ops_per_s,
-                way.ops_per_cpu_s,
-                cross_ok,
-            );
-        }
+impl Bench for PaillierBench {
+    type Report = PaillierReport;
+
+    fn setup(&mut self, notes: &Notes) -> Result<(), CliError> {
+        let args = &self.args;
+        // The pools first: a kernel this CPU cannot run is refused before any work.
+        let pool_one =
+            Pool::with_kernel(1, args.kernel).map_err(|e| CliError::usage(e.to_string()))?;
+        let pool_all = Pool::with_kernel(args.workers, args.kernel)
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
+        notes.say(&format!(
+            "generating a {}-bit key (seed {})",
+            args.bits, args.seed
+        ));
+        let (public, private) =
+            generate_keypair(args.bits, &mut rng).map_err(|e| CliError::usage(e.to_string()))?;
+        let djn_public = public.clone().with_random_djn(&mut rng);
+        let (_, djn_build) = time(|| pool_all.prepare_djn(&djn_public));
+        let values = (0..args.count)
+            .map(|i| Integer::from(i as u64 * 0x9e37_79b9_7f4a_7c15 % (1 << 62)))
+            .collect();
+        self.setup = Some(Setup {
+            pool_one,
+            pool_all,
+            rng,
+            public,
+            djn_public,
+            djn_build,
+            private,
+            values,
+        });
+        Ok(())
     }
-    let report = PaillierReport {
-        head,
-        key_bits: args.bits,
-        cores: linesig::available_cores(),
-        seed: args.seed,
-        repeats: args.repeat,
-        djn_table_bytes: djn_public.djn_table_bytes(),
-        djn_table_build_seconds: djn_build.wall.as_secs_f64(),
-        phe,
-        phe_note,
-        tables,
-        operations,
-        round_trip_failures: failures,
-        phe_cross_decrypt: cross,
-    };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&report).expect("reports serialise")
+
+    fn measure(&mut self, notes: &Notes) -> Result<(), CliError> {
+        self.encrypt_tables(notes);
+        self.decrypt_table(notes)?;
+        self.phe_yardstick(notes);
+        Ok(())
+    }
+
+    fn operations(&mut self, notes: &Notes) -> Vec<OperationRow> {
+        notes.say("one thread, call by call");
+        let args = &self.args;
+        let s = self.setup.as_mut().expect("measured after setup");
+        operation_rows(args, &s.public, &s.private, &mut s.rng)
+    }
+
+    fn report(self, operations: Vec<OperationRow>) -> Result<PaillierReport, CliError> {
+        let (args, s, measured) = (&self.args, self.state(), &self.measured);
+        let cross_ok = measured.cross.is_none_or(|(ok, total)| ok == total);
+        let success = measured.failures == 0 && cross_ok;
+        let mut head = Headline::new(
+            format!("paillier{}", args.bits),
+            None,
+            args.kernel.name(),
+            args.workers,
+            args.count,
+            "decryption",
+            measured
+                .decrypt_timing
+                .expect("the one-worker pool always runs"),
+            success,
         );
-    } else {
-        print_report(&report, started.elapsed().as_secs_f64());
+        if let Some(decrypt) = measured.tables.iter().find(|t| t.operation == "decrypt") {
+            for way in decrypt.ways.iter().filter(|w| w.name.starts_with("phe")) {
+                head.add_yardstick(
+                    way.name.clone(),
+                    args.count as f64 / way.ops_per_s,
+                    way.ops_per_s,
+                    way.ops_per_cpu_s,
+                    cross_ok,
+                );
+            }
+        }
+        let djn_table_bytes = s.djn_public.djn_table_bytes();
+        let djn_table_build_seconds = s.djn_build.wall.as_secs_f64();
+        let measured = self.measured;
+        Ok(PaillierReport {
+            head,
+            key_bits: self.args.bits,
+            cores: linesig::available_cores(),
+            seed: self.args.seed,
+            repeats: self.args.repeat,
+            djn_table_bytes,
+            djn_table_build_seconds,
+            phe: measured.phe,
+            phe_note: measured.phe_note,
+            tables: measured.tables,
+            operations,
+            round_trip_failures: measured.failures,
+            phe_cross_decrypt: measured.cross,
+        })
     }
-    Ok(success)
+}
+
+impl BenchReport for PaillierReport {
+    fn succeeded(&self) -> bool {
+        self.head.status == "SUCCESS"
+    }
+
+    fn json_lines(&self) -> Vec<String> {
+        vec![json_line(self)]
+    }
+
+    fn print(&self, seconds: f64) {
+        print_report(self, seconds)
+    }
 }
 
 /// "1 worker" / "2 workers".

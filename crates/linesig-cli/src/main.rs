@@ -7,6 +7,7 @@ mod bench;
 mod bench_aggregate;
 mod bench_leansig;
 mod bench_paillier;
+mod bench_run;
 mod bench_schema;
 mod clock;
 mod key_cmds;

@@ -12,7 +12,7 @@ use linesig_pipeline::capture::{self, LspktWriter, PcapWriter};
 use linesig_pipeline::{Replay, Report, UdpSource};
 use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, UdpSocket};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
@@ -425,6 +425,49 @@ fn range(s: &str, what: &str, lo: usize, hi: usize) -> Result<(usize, usize), Cl
 }
 
 pub fn gen(args: GenArgs) -> Result<bool, CliError> {
+    let spec = gen_spec(&args)?;
+    if args.out.is_none() && args.udp.is_none() {
+        return Err(CliError::usage(
+            "say where the packets go: --out FILE or --udp ADDR",
+        ));
+    }
+    let generated = match &args.from {
+        Some(path) => {
+            if args.labels.is_some() {
+                return Err(CliError::usage(
+                    "--labels describe generated packets; they cannot come with --from",
+                ));
+            }
+            packets_from(path, args.count)?
+        }
+        None => {
+            let progress = Progress::new("signing", Some(spec.count as u64), true);
+            let generated = txgen::generate(&spec, &|n| progress.inc(n as u64));
+            progress.finish();
+            generated
+        }
+    };
+    if let Some(path) = &args.labels {
+        write_labels(path, &generated)?;
+    }
+    let summary = gen_summary(&generated, args.from.is_none());
+    if let Some(path) = &args.out {
+        write_packets(path, args.format, &generated)?;
+        eprintln!("wrote {summary} to {}", path.display());
+    }
+    if let Some(addr) = args.udp {
+        let sent = send(&generated, addr, args.rate)?;
+        eprintln!(
+            "sent {summary} to {addr} in {:.2} s ({:.0} packets/s)",
+            sent.as_secs_f64(),
+            generated.len() as f64 / sent.as_secs_f64().max(1e-9)
+        );
+    }
+    Ok(true)
+}
+
+/// What `gen` generates, from its flags; a typed usage error for any flag out of range.
+fn gen_spec(args: &GenArgs) -> Result<GenSpec, CliError> {
     let versions = args
         .versions
         .split(',')
@@ -479,55 +522,45 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
             txgen::MAX_LEGACY_SIGNATURES
         )));
     }
-    if args.out.is_none() && args.udp.is_none() {
-        return Err(CliError::usage(
-            "say where the packets go: --out FILE or --udp ADDR",
-        ));
-    }
-    let generated = match &args.from {
-        Some(path) => {
-            if args.labels.is_some() {
-                return Err(CliError::usage(
-                    "--labels describe generated packets; they cannot come with --from",
-                ));
-            }
-            capture::read(path)
-                .map_err(|e| CliError::io(e.to_string()))?
-                .packets
-                .into_iter()
-                .take(args.count.unwrap_or(usize::MAX))
-                .map(|packet| txgen::Generated {
-                    signatures: linesig::wire::parse(&packet, ParseOptions::default())
-                        .map_or(0, |tx| tx.signature_count()),
-                    version: Version::Legacy,
-                    label: Label::Valid,
-                    packet,
-                })
-                .collect()
-        }
-        None => {
-            let progress = Progress::new("signing", Some(spec.count as u64), true);
-            let generated = txgen::generate(&spec, &|n| progress.inc(n as u64));
-            progress.finish();
-            generated
-        }
-    };
+    Ok(spec)
+}
 
-    if let Some(path) = &args.labels {
-        let mut w = create(path)?;
-        for (i, g) in generated.iter().enumerate() {
-            let line = serde_json::json!({
-                "index": i,
-                "label": g.label,
-                "version": g.version.name(),
-                "signatures": g.signatures,
-                "bytes": g.packet.len(),
-            });
-            writeln!(w, "{line}").map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
-        }
-        w.flush()
-            .map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
+/// The first `count` packets of a capture or packet file (`--from`), as they are.
+fn packets_from(path: &Path, count: Option<usize>) -> Result<Vec<txgen::Generated>, CliError> {
+    Ok(capture::read(path)
+        .map_err(|e| CliError::io(e.to_string()))?
+        .packets
+        .into_iter()
+        .take(count.unwrap_or(usize::MAX))
+        .map(|packet| txgen::Generated {
+            signatures: linesig::wire::parse(&packet, ParseOptions::default())
+                .map_or(0, |tx| tx.signature_count()),
+            version: Version::Legacy,
+            label: Label::Valid,
+            packet,
+        })
+        .collect())
+}
+
+/// One JSON line per packet: its index, label, version, signatures and bytes.
+fn write_labels(path: &PathBuf, generated: &[txgen::Generated]) -> Result<(), CliError> {
+    let io = |e: std::io::Error| CliError::io(format!("{}: {e}", path.display()));
+    let mut w = create(path)?;
+    for (i, g) in generated.iter().enumerate() {
+        let line = serde_json::json!({
+            "index": i,
+            "label": g.label,
+            "version": g.version.name(),
+            "signatures": g.signatures,
+            "bytes": g.packet.len(),
+        });
+        writeln!(w, "{line}").map_err(io)?;
     }
+    w.flush().map_err(io)
+}
+
+/// "N packets (S signatures, M MB)", with the labels' counts for generated packets.
+fn gen_summary(generated: &[txgen::Generated], labelled: bool) -> String {
     let count = |l: Label| generated.iter().filter(|g| g.label == l).count();
     let bytes: usize = generated.iter().map(|g| g.packet.len()).sum();
     let signatures: usize = generated.iter().map(|g| g.signatures).sum();
@@ -537,7 +570,7 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
         signatures,
         bytes as f64 / 1e6
     );
-    if args.from.is_none() {
+    if labelled {
         summary += &format!(
             ": {} valid, {} invalid, {} duplicate, {} malformed",
             count(Label::Valid),
@@ -546,37 +579,33 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
             count(Label::Malformed),
         );
     }
+    summary
+}
 
-    if let Some(path) = &args.out {
-        let io = |e: std::io::Error| CliError::io(format!("{}: {e}", path.display()));
-        let w = create(path)?;
-        match args.format {
-            FileFormat::Lspkt => {
-                let mut w = LspktWriter::new(w).map_err(io)?;
-                for g in &generated {
-                    w.write(&g.packet).map_err(io)?;
-                }
-                w.flush().map_err(io)?;
+/// The packets as a packet file or a pcap capture.
+fn write_packets(
+    path: &PathBuf,
+    format: FileFormat,
+    generated: &[txgen::Generated],
+) -> Result<(), CliError> {
+    let io = |e: std::io::Error| CliError::io(format!("{}: {e}", path.display()));
+    let w = create(path)?;
+    match format {
+        FileFormat::Lspkt => {
+            let mut w = LspktWriter::new(w).map_err(io)?;
+            for g in generated {
+                w.write(&g.packet).map_err(io)?;
             }
-            FileFormat::Pcap => {
-                let mut w = PcapWriter::new(w).map_err(io)?;
-                for g in &generated {
-                    w.write(&g.packet).map_err(io)?;
-                }
-                w.flush().map_err(io)?;
-            }
+            w.flush().map_err(io)
         }
-        eprintln!("wrote {summary} to {}", path.display());
+        FileFormat::Pcap => {
+            let mut w = PcapWriter::new(w).map_err(io)?;
+            for g in generated {
+                w.write(&g.packet).map_err(io)?;
+            }
+            w.flush().map_err(io)
+        }
     }
-    if let Some(addr) = args.udp {
-        let sent = send(&generated, addr, args.rate)?;
-        eprintln!(
-            "sent {summary} to {addr} in {:.2} s ({:.0} packets/s)",
-            sent.as_secs_f64(),
-            generated.len() as f64 / sent.as_secs_f64().max(1e-9)
-        );
-    }
-    Ok(true)
 }
 
 fn create(path: &PathBuf) -> Result<BufWriter<std::fs::File>, CliError> {

@@ -49,7 +49,7 @@ pub struct VerifyArgs {
     /// cheaper. Verdicts never change.
     #[arg(long, default_value_t = 0, value_parser = crate::parse_mib)]
     key_cache_mb: usize,
-    /// Backend: auto, avx512, avx2 or portable (for ML-DSA: libcrux; avx2 and ifma run
+    /// Backend: auto, avx512, avx2 or portable (for ML-DSA: libcrux; avx2 and avx512 run
     /// linesig's own verifier on AVX2 / AVX-512 lanes).
     #[arg(long, default_value = "auto")]
     backend: String,

@@ -18,10 +18,9 @@ pub const GROUP: usize = LANES;
 
 /// The shortest tail (an array's last, partial group) that runs as one kernel call,
 /// padded to eight with copies of its first item whose results are dropped. A kernel
-/// call costs what its eight items cost; one item on GMP costs 5 to 10 of them on the
-/// IFMA cores measured (Zen 4: textbook 5.6, DJN 5.1, decryption 5.1; Zen 5 7 to 10:
-/// results.md), so three items already cost more on GMP than the padded call, with a
-/// margin for cores where the kernel leads by less.
+/// call costs what its eight items cost; one item on GMP costs 5 to 10 of them on every
+/// IFMA core measured (docs/results.md), so three items already cost more on GMP than
+/// the padded call, with a margin for cores where the kernel leads by less.
 pub const PADDED_TAIL_FROM: usize = 3;
 
 /// A worker pool for array calls. Cheap to share by reference; calls from several

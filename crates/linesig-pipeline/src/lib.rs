@@ -180,16 +180,7 @@ pub fn run<S: Source, K: Sink>(
     let latency = Latency::new();
     let first_arrival: OnceLock<Instant> = OnceLock::new();
     let last_verdict: Mutex<Option<Instant>> = Mutex::new(None);
-    let live = source.is_live();
-    let capacity = if live {
-        // A live source's chunks can hold a single packet, so the channel admits
-        // `queue_packets` of them and the packet count in `hand_over` is the binding bound.
-        config.queue_packets
-    } else {
-        // A replay sends full chunks and blocks on the channel itself.
-        (config.queue_packets / CHUNK).max(1)
-    };
-    let (chunk_tx, chunk_rx) = bounded::<Chunk>(capacity);
+    let (chunk_tx, chunk_rx) = bounded::<Chunk>(queue_chunks(config, source.is_live()));
     let tiles = config.engine.workers().max(1);
     let (spent_tx, spent_rx) = bounded::<Vec<Packet>>(4 * tiles);
     let deduper = Deduper::new(config.dedup_bytes, config.dedup_fp_rate, config.dedup_reset);
@@ -244,21 +235,12 @@ pub fn run<S: Source, K: Sink>(
                 .expect("spawn a verify tile");
         }
         drop(chunk_rx);
-        let mut reporter = Reporter::new();
-        let mut next = config.report_every.map(|every| started + every);
-        while tiles_done.load(Relaxed) < tiles {
-            std::thread::sleep(Duration::from_millis(20));
-            if let (Some(at), Some(every)) = (next, config.report_every) {
-                if Instant::now() >= at {
-                    on_report(&reporter.interval(
-                        counters,
-                        &latency,
-                        started.elapsed().as_secs_f64(),
-                    ));
-                    next = Some(at + every);
-                }
-            }
-        }
+        let running = Running {
+            started,
+            tiles,
+            tiles_done,
+        };
+        report_until_done(config, &running, counters, &latency, &mut on_report);
         ingest
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -267,11 +249,53 @@ pub fn run<S: Source, K: Sink>(
     let finished = commit.into_sink().finish();
     ingested.map_err(Error::Source)?;
     finished.map_err(Error::Sink)?;
+    // The run's active time: first packet in to last verdict out.
     let active = match (first_arrival.get(), *last_verdict.lock().unwrap()) {
         (Some(a), Some(b)) if b > *a => (b - *a).as_secs_f64(),
         _ => started.elapsed().as_secs_f64(),
     };
     Ok(Reporter::summary(&counters, &latency, active))
+}
+
+/// Chunks the queue between ingest and the tiles holds.
+fn queue_chunks(config: &Config, live: bool) -> usize {
+    if live {
+        // A live source's chunks can hold a single packet, so the channel admits
+        // `queue_packets` of them and the packet count in `hand_over` is the binding bound.
+        config.queue_packets
+    } else {
+        // A replay sends full chunks and blocks on the channel itself.
+        (config.queue_packets / CHUNK).max(1)
+    }
+}
+
+/// The tiles of a run, as the reporting loop watches them.
+struct Running<'a> {
+    started: Instant,
+    tiles: usize,
+    tiles_done: &'a AtomicUsize,
+}
+
+/// Until every tile has finished: an interval report every `config.report_every`.
+fn report_until_done(
+    config: &Config,
+    running: &Running<'_>,
+    counters: &Counters,
+    latency: &Mutex<Latency>,
+    on_report: &mut impl FnMut(&Report),
+) {
+    let mut reporter = Reporter::new();
+    let mut next = config.report_every.map(|every| running.started + every);
+    while running.tiles_done.load(Relaxed) < running.tiles {
+        std::thread::sleep(Duration::from_millis(20));
+        if let (Some(at), Some(every)) = (next, config.report_every) {
+            if Instant::now() >= at {
+                let elapsed = running.started.elapsed().as_secs_f64();
+                on_report(&reporter.interval(counters, latency, elapsed));
+                next = Some(at + every);
+            }
+        }
+    }
 }
 
 /// Counts a finished tile when dropped: at its end, or as a panic unwinds it (then the

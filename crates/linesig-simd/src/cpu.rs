@@ -102,15 +102,21 @@ impl Isa {
     /// No SIMD extension: only the portable paths run.
     pub const PORTABLE: Isa = Isa(0);
 
-    /// The features of the CPU this process runs on, read once.
+    /// The features of the CPU this process runs on, read once. Inline (a load and a
+    /// compare after the first call): every kernel entry checks it, across crates.
+    #[inline]
     pub fn detected() -> Isa {
         static DETECTED: OnceLock<Isa> = OnceLock::new();
-        *DETECTED.get_or_init(|| {
-            Feature::ALL
-                .into_iter()
-                .filter(|f| f.is_detected())
-                .fold(Isa::PORTABLE, Isa::with)
-        })
+        *DETECTED.get_or_init(Isa::ask_the_cpu)
+    }
+
+    /// The CPU's answer, feature by feature (once per process).
+    #[cold]
+    fn ask_the_cpu() -> Isa {
+        Feature::ALL
+            .into_iter()
+            .filter(|f| f.is_detected())
+            .fold(Isa::PORTABLE, Isa::with)
     }
 
     /// The same set with `feature` added.
@@ -123,11 +129,13 @@ impl Isa {
         features.iter().copied().fold(Isa::PORTABLE, Isa::with)
     }
 
+    #[inline]
     pub const fn has(self, feature: Feature) -> bool {
         self.0 & feature.bit() != 0
     }
 
     /// Whether every feature of `other` is in this set.
+    #[inline]
     pub const fn contains(self, other: Isa) -> bool {
         self.0 & other.0 == other.0
     }

@@ -9,14 +9,20 @@
 //!   `FEATURES` guard, its `supported()` check and a `kernels!` macro that compiles
 //!   functions with `#[target_feature(enable = <that literal>)]`. A guard and the code it
 //!   guards cannot drift apart, because they are written once.
-//! - Lane shims shared across schemes, per ISA: [`u64x4`] (AVX2), [`u64x8`] (AVX-512F).
+//! - Vector types and lane shims shared across schemes, per ISA: [`u32x8`] and [`u64x4`]
+//!   (AVX2), [`u32x16`] and [`u64x8`] (AVX-512F).
 //! - [`UnknownName`]: the error every linesig crate gives for a name it does not know
 //!   (a scheme, a backend's path, a Paillier kernel).
 
 pub mod cpu;
 mod name;
 mod path;
+mod word;
 
+#[cfg(target_arch = "x86_64")]
+pub mod u32x16;
+#[cfg(target_arch = "x86_64")]
+pub mod u32x8;
 #[cfg(target_arch = "x86_64")]
 pub mod u64x4;
 #[cfg(target_arch = "x86_64")]
@@ -24,3 +30,4 @@ pub mod u64x8;
 
 pub use cpu::{Feature, Isa};
 pub use name::UnknownName;
+pub use word::Word32;

@@ -40,7 +40,8 @@ const SKETCH_COUNTERS_PER_SLOT: usize = 256;
 /// Most shards; a small cache has fewer, each with at least `MIN_SLOTS_PER_SHARD`. Hot
 /// keys fall into shards unevenly (binomially), and a shard's capacity is its own: with
 /// 8 slots a shard, a 64 MB cache of ~640 slots in 64 shards overflowed some shards while
-/// others stood part empty (600 equally hot keys hit 88 %); with 64 a shard, 95 %.
+/// others stood part empty; 64 a shard keep nearly every equally hot key that fits
+/// (docs/results.md).
 const MAX_SHARDS: usize = 64;
 const MIN_SLOTS_PER_SHARD: usize = 64;
 /// Most counters in one sketch row (reached past ~4,000 slots a shard, ~27 GB of tables).

@@ -1,7 +1,8 @@
 //! The schemes linesig verifies ([`Scheme`]), and the one place that dispatches on them:
 //! `dispatch!` hands each scheme's parameter value (an implementor of
-//! `SchemeVerifier`) to generic code, for the engine and for the per-scheme answers of
-//! [`Backend`] (features, lanes, default, description).
+//! `SchemeVerifier`) to generic code, for the engine and for [`Backend`]'s per-scheme
+//! methods (features, lanes, default, description), which only dispatch: the answers
+//! are `SchemeVerifier`'s, in `verifier.rs`.
 
 use crate::backend::Backend;
 use crate::ed25519::Policy;
@@ -143,11 +144,7 @@ impl Backend {
     /// lanes instead, so it is 1 there.
     pub fn lanes(self, scheme: Scheme) -> usize {
         fn of<V: SchemeVerifier>(_: V, backend: Backend) -> usize {
-            match backend {
-                Backend::Avx512 => V::AVX512_LANES,
-                Backend::Avx2 => V::AVX2_LANES,
-                Backend::Portable => 1,
-            }
+            V::lanes_on(backend)
         }
         dispatch!(scheme, v => of(v, self))
     }
@@ -261,11 +258,11 @@ mod tests {
         use leansig::lanes::KoalaLanes;
         assert_eq!(
             Backend::Avx2.lanes(LEANSIG),
-            leansig::lanes::avx2::Avx2x2::N
+            leansig::lanes::avx2::KoalaAvx2x2::N
         );
         assert_eq!(
             Backend::Avx512.lanes(LEANSIG),
-            leansig::lanes::avx512::Avx512::N
+            linesig_simd::u32x16::U32x16::N
         );
         assert_eq!(Backend::Portable.lanes(LEANSIG), 1);
         assert_eq!(Backend::Avx512.lanes(MLDSA), 1);

@@ -3,6 +3,9 @@
 //! dispatched in one place (`dispatch!` in `scheme.rs`). A new scheme is its module, this
 //! trait's impl, and one arm of `Scheme` and of `dispatch!`.
 //!
+//! What a backend means for a scheme (the CPU features it needs, its lanes, the default
+//! among them) is answered here, once, by the trait's provided methods over each
+//! scheme's constants; `Backend`'s public methods in `scheme.rs` only dispatch to them.
 //! This module sits below the schemes and names none of them.
 
 use crate::backend::Backend;
@@ -39,6 +42,15 @@ pub(crate) trait SchemeVerifier: Copy {
             Backend::Avx2 => Some(Self::AVX2_FEATURES),
             #[cfg(not(target_arch = "x86_64"))]
             Backend::Avx512 | Backend::Avx2 => None,
+        }
+    }
+
+    /// Signatures one vector carries on `backend` (1 on the portable path).
+    fn lanes_on(backend: Backend) -> usize {
+        match backend {
+            Backend::Avx512 => Self::AVX512_LANES,
+            Backend::Avx2 => Self::AVX2_LANES,
+            Backend::Portable => 1,
         }
     }
 

@@ -27,9 +27,8 @@
 //! 3.5k² against 2k² + 4k² = 6k². Digits stay below 2m: z₀ < 4m²/R + m and z₁ <
 //! 8m²/R + 1 + m/R + m, both below 2m for R ≥ 16m, so every product's output is again
 //! a valid input; a value is brought to [0, N) once, exactly, as it leaves the kernel
-//! (`SquareModulus52::lanes_to_integers`). On a Zen 4 core this took the array calls
-//! (2048-bit key, one worker) from about 600 to 900 textbook encryptions a second, from
-//! 7,600 to 10,400 DJN encryptions and from 1,990 to 2,750 decryptions.
+//! (`SquareModulus52::lanes_to_integers`). Against one digit of full width this made
+//! every array call about a third faster or more (docs/results.md, Paillier).
 //!
 //! **Representation.** A digit is `limbs` vectors; vector j holds limb j (bits
 //! 52j..52j+52) of each lane's digit. In memory every digit (and m) is *padded*: [`PAD`]
@@ -53,8 +52,8 @@
 //! loading a_i and one new b_j per step for eight products (a column at a time loads
 //! two vectors per two products, and the load ports, not the multipliers, set the
 //! pace), and the serial part of the reduction, q_k and the carry, runs at the block's
-//! end. On a Zen 5 core this took a 40-limb square from 1.0 to 0.68 µs (1.2 to 1.75
-//! IFMA per cycle, of 2).
+//! end. That brought a 40-limb square close to the core's IFMA issue rate
+//! (docs/results.md, Paillier).
 //!
 //! **Exponentiation** ([`power_common_lanes`]) is a window ladder with one exponent for
 //! all lanes (n for encryption; p − 1, q − 1 for decryption), in one of two schedules
@@ -65,9 +64,8 @@
 //! the secret factors (GMP's `mpz_powm`, used for short tails and single calls, is not). A
 //! scan reads the whole table, 80 KiB for p² of a 2048-bit key, more than a core's L1,
 //! so it runs at the pace of L2; it is spread in slices over the squarings before its
-//! product ([`SpreadScan`]), where it overlaps with their multiplications. On a Zen 4
-//! core that took 2048-bit decryption from 1,895 to 1,998 a second per core, of the
-//! ~2,085 that reading entries by address (not constant-time) would give.
+//! product ([`SpreadScan`]), where it overlaps with their multiplications: most of what
+//! reading entries by address (not constant-time) would gain (docs/results.md).
 //! Encryption's exponent n is public, so it gets sliding windows over a table of odd
 //! powers, each entry read in place: for a 2048-bit n about 320 products (256 windows
 //! of up to 7 bits, 64 odd powers) instead of 405 (341 digits of 6 bits, 64 powers), and

@@ -36,12 +36,12 @@ macro_rules! with_lanes {
         match $backend {
             #[cfg(target_arch = "x86_64")]
             $crate::Backend::Avx2 if $crate::leansig::lanes::avx2::supported() => {
-                type $lanes = $crate::leansig::lanes::avx2::Avx2x2;
+                type $lanes = $crate::leansig::lanes::avx2::KoalaAvx2x2;
                 $body
             }
             #[cfg(target_arch = "x86_64")]
             $crate::Backend::Avx512 if $crate::leansig::lanes::avx512::supported() => {
-                type $lanes = $crate::leansig::lanes::avx512::Avx512;
+                type $lanes = linesig_simd::u32x16::U32x16;
                 $body
             }
             _ => {
@@ -455,11 +455,15 @@ pub mod testing {
             "portable8" => verify_items::<Portable<8>, _>(instance, 8, items, 0, &mut out),
             "portable16" => verify_items::<Portable<16>, _>(instance, 16, items, 0, &mut out),
             #[cfg(target_arch = "x86_64")]
-            "avx2" => verify_items::<lanes::avx2::Avx2x2, _>(instance, 16, items, 0, &mut out),
+            "avx2" => verify_items::<lanes::avx2::KoalaAvx2x2, _>(instance, 16, items, 0, &mut out),
             #[cfg(target_arch = "x86_64")]
-            "avx2-single" => verify_items::<lanes::avx2::Avx2, _>(instance, 8, items, 0, &mut out),
+            "avx2-single" => {
+                verify_items::<linesig_simd::u32x8::U32x8, _>(instance, 8, items, 0, &mut out)
+            }
             #[cfg(target_arch = "x86_64")]
-            "avx512" => verify_items::<lanes::avx512::Avx512, _>(instance, 16, items, 0, &mut out),
+            "avx512" => {
+                verify_items::<linesig_simd::u32x16::U32x16, _>(instance, 16, items, 0, &mut out)
+            }
             other => panic!("no implementation {other}"),
         }
         out

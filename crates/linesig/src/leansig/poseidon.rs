@@ -306,11 +306,11 @@ mod tests {
         check_all::<Portable<8>>();
         check_all::<Portable<16>>();
         if super::super::lanes::avx2::supported() {
-            check_all::<super::super::lanes::avx2::Avx2>();
-            check_all::<super::super::lanes::avx2::Avx2x2>();
+            check_all::<linesig_simd::u32x8::U32x8>();
+            check_all::<super::super::lanes::avx2::KoalaAvx2x2>();
         }
         if super::super::lanes::avx512::supported() {
-            check_all::<super::super::lanes::avx512::Avx512>();
+            check_all::<linesig_simd::u32x16::U32x16>();
         }
     }
 
@@ -350,18 +350,18 @@ mod timing {
     #[test]
     #[ignore]
     fn time_permutations() {
-        use super::super::lanes::avx2::Avx2x2 as Avx2;
+        use super::super::lanes::avx2::KoalaAvx2x2;
         use super::super::lanes::KoalaLanes;
-        let mut s16 = [Avx2::splat(1); 16];
-        let mut s24 = [Avx2::splat(1); 24];
+        let mut s16 = [KoalaAvx2x2::splat(1); 16];
+        let mut s24 = [KoalaAvx2x2::splat(1); 24];
         let n = 200_000;
         for (name, f16, f24) in [
             (
                 "p1",
-                Avx2::poseidon1_16 as fn(&mut [Avx2; 16]),
-                Avx2::poseidon1_24 as fn(&mut [Avx2; 24]),
+                KoalaAvx2x2::poseidon1_16 as fn(&mut [KoalaAvx2x2; 16]),
+                KoalaAvx2x2::poseidon1_24 as fn(&mut [KoalaAvx2x2; 24]),
             ),
-            ("p2", Avx2::poseidon2_16, Avx2::poseidon2_24),
+            ("p2", KoalaAvx2x2::poseidon2_16, KoalaAvx2x2::poseidon2_24),
         ] {
             let t = std::time::Instant::now();
             for _ in 0..n {

@@ -29,11 +29,10 @@
 //!
 //! Safety: `Fe8` values are made only by code reached from the IFMA backend's entry
 //! point, which runs after this path's `supported()` (AVX-512F, DQ and IFMA)
-//! (every IFMA CPU has DQ; with it LLVM turns `times19` into one `vpmullq`, worth ~12 %
-//! of the double-scalar loop on Zen 5; on Zen 4 the shifts and additions kept in inline
-//! assembly verified 9 % fewer signatures per second, 140–144k against 154–157k, so
-//! the multiply stays there too). So the intrinsics below only execute on CPUs that
-//! have them.
+//! (every IFMA CPU has DQ; with it LLVM turns `times19` into one `vpmullq`, which
+//! measured faster than shifts and additions on Zen 5 and on Zen 4 alike; docs/results.md,
+//! "Measurements behind the code's choices"). So the intrinsics below only execute on
+//! CPUs that have them.
 
 use core::arch::x86_64::*;
 use linesig_simd::u64x8::{add as add64, blend, splat};
@@ -138,10 +137,9 @@ kernels! {
     /// doubled. The high halves are summed first and doubled, and the low halves then
     /// accumulate onto that sum; columns 0..5 add 19 times the column five up (2^255 ≡ 19)
     /// last, so their own chains need not wait for it. One accumulator per column instead
-    /// of two: no additions merging the halves and half the zeroed registers (a cached
-    /// addition 1,171 instructions instead of 1,394). With the one-pass carry, the
-    /// double-scalar loop ran ~5 % faster on Zen 5; either change alone, not (the longer
-    /// chains cost what the fewer instructions save).
+    /// of two: no additions merging the halves and half the zeroed registers. With the
+    /// one-pass carry the double-scalar loop ran faster; either change alone did not (the
+    /// longer chains cost what the fewer instructions save; docs/results.md).
     #[inline]
     fn fe_mul(f: &Fe8, g: &Fe8) -> Fe8 {
         let (f, g) = (&f.0, &g.0);
@@ -263,9 +261,9 @@ kernels! {
 
     /// Lane i's five limbs in slots 0..5 of vector i, the inverse of [`fe_from_rows`]: the
     /// 5 × 8 block transposed in registers (18 shuffles). Key and R tables are built from
-    /// these rows, 36 vectors per table: read out one limb at a time through memory, a
-    /// key's table cost ~200 TSC ticks per signature to store on Zen 5; written from here
-    /// with masked stores ([`store_rows`]), ~120.
+    /// these rows, 36 vectors per table: written from here with masked stores
+    /// ([`store_rows`]) they cost about half what reading out one limb at a time through
+    /// memory did (docs/results.md).
     #[inline]
     fn lane_rows(f: &Fe8) -> [__m512i; LANES] {
         let [l0, l1, l2, l3, l4] = f.0;
@@ -318,10 +316,10 @@ kernels! {
 
     /// Limb k of eight rows into one vector per limb: each 40-byte row is read with one
     /// masked load and the 8 × 5 block is transposed in registers (19 shuffles). Five
-    /// `vpgatherqq` (one per limb, 40 single loads through the gather unit) do the same;
-    /// with them the ladder's additions took ~1.3× ed25519-simd's time per multiplication
-    /// on Zen 5 (its loads are scalar too), with the transposition ~1.05× (perf profile of
-    /// `scripts/yardstick-ed25519-simd.sh`).
+    /// `vpgatherqq` (one per limb, 40 single loads through the gather unit) do the same,
+    /// and with them the ladder's additions lagged ed25519-simd's per multiplication
+    /// where the transposition keeps level (docs/results.md, "Table reads and digit
+    /// recoding").
     #[inline]
     fn fe_from_rows(rows: &[&[u64; 5]]) -> Fe8 {
         // SAFETY: the mask 0b1_1111 reads the row's five u64 and nothing past them (masked

@@ -56,16 +56,16 @@ use std::ops::Range;
 
 /// Multiples 0..8 of one lane's point (entry 0 is the identity). A table of −8..8
 /// would spare the loop its negations, but building and storing twice the entries
-/// measured no faster on Zen 5.
+/// measured no faster (docs/results.md).
 type Table<F> = [CachedLimbs<F>; 9];
 
 /// The radix of the base point's digits on the per-unit path, a backend's choice: every
 /// digit costs one affine addition from a static table of its multiples 0..2^(w−1), and
 /// lands on a radix-16 window (w a multiple of 4). Radix 2^12 (22 digits) costs 10
 /// additions fewer per signature than radix 2^8 (32), for tables of 2,049 entries
-/// instead of 129: 246 KB each with IFMA's 40-byte elements, within L2 (+4 % end to end
-/// on Zen 4), but 492 KB each with AVX2's 80-byte ones, which with the key tables
-/// outgrow a 1 MB L2 (~1 % slower on Zen 4).
+/// instead of 129: 246 KB each with IFMA's 40-byte elements, within L2 (faster end to
+/// end), but 492 KB each with AVX2's 80-byte ones, which with the key tables outgrow a
+/// 1 MB L2 (slower; docs/results.md, the 2026-11-26 Zen 4 entry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BaseRadix {
     Bits8,
@@ -170,8 +170,7 @@ impl HalfJob {
 
 /// Multiples 0..count−1 (count ≥ 2) of `p` in every lane, in cached form. (A tree
 /// of doublings and additions, no multiple more than three steps from P, measured
-/// ~1.4× slower on Zen 5 IFMA than this chain of additions: the chain is not what
-/// bounds it.)
+/// slower than this chain of additions: the chain is not what bounds it.)
 #[inline(always)]
 fn multiples<F: LaneField>(c: &Constants<F>, p: &Extended<F>, count: usize) -> Vec<Cached<F>> {
     let p_cached = p.to_cached(c);
@@ -407,7 +406,7 @@ impl<F: LaneField, S: LadderSteps<F>> RunReady<F, Job> for FullSizeChunks<'_, S,
 }
 
 /// How many chunks the half-size plan takes at a time: their R's square roots
-/// interleave (three-way costs ~0.85× two-way per root on Zen 5 IFMA; four spill).
+/// interleave (three-way measured cheaper per root than two-way; four spill).
 const R_CHUNKS: usize = 3;
 
 /// The half-size plan: up to `R_CHUNKS` chunks at a time, verdicts at once.
@@ -485,9 +484,9 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock, const KEY_VECTORS: u
     let mut ready: Vec<J> = Vec::with_capacity(batch + 2 * F::LANES);
     let mut jobs = jobs.into_iter().peekable();
     // `KEY_VECTORS` vectors of keys per pass, the backend's: their square roots
-    // interleave. On Zen 5 IFMA a square root costs ~1.7× as much alone as three-way
-    // and four-way runs ~2 % faster end to end than three-way; AVX2's four-way spills
-    // (12 % slower than three-way).
+    // interleave: a square root alone costs far more than in a three-way interleave;
+    // four-way measured a little faster again on IFMA, while AVX2's four-way spills and
+    // runs slower than three-way (docs/results.md).
     for (n, chunk) in to_decode.chunks(KEY_VECTORS * F::LANES).enumerate() {
         let decoded_keys = decode_keys::<F, KEY_VECTORS>(c, entries, chunk);
         for (v, keys) in decoded_keys.iter().enumerate() {
@@ -497,8 +496,8 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock, const KEY_VECTORS: u
             }
             let multiples = multiples(c, &keys.minus_a, 9);
             // Small order: the table's top entry, [8](−A), is the identity (three
-            // doublings of −A, the test otherwise, cost ~9 % of a key's decoding and
-            // table on Zen 5 IFMA).
+            // doublings of −A, the test otherwise, were a measurable share of a key's
+            // decoding and table).
             let small = if rules.reject_small_order {
                 multiples[8].identity_mask()
             } else {
@@ -846,7 +845,7 @@ fn entries<'t, F: LaneField, R, const N: usize>(
 /// [`InlineSteps`] inlines them into the loop; the IFMA backend compiles each once, out
 /// of line, with its target features (`ladder_steps!`): inlined 96 times into one loop,
 /// LLVM spilled several times more vector registers around the additions than one
-/// out-of-line body needs, and the loop took ~14 % longer on Zen 5.
+/// out-of-line body needs, and the loop took longer (docs/results.md).
 pub(crate) trait LadderSteps<F: LaneField>: Copy {
     /// acc ← [16]acc (T computed, for the addition that follows).
     fn mul_by_16(self, acc: &mut Extended<F>);
@@ -1118,9 +1117,9 @@ fn check_cofactored<F: LaneField>(
 
 /// A backend's `ladder_steps()`: `inline` gives [`InlineSteps`]; `out_of_line` a
 /// `Steps` whose point steps are compiled once each, out of line, with the backend's
-/// target features. Which one is faster is measured per backend: out of line is ~10 %
-/// faster end to end on IFMA (Zen 5), ~5 % slower on AVX2, whose 10-limb elements spill
-/// either way and whose field products LLVM already keeps out of line.
+/// target features. Which one is faster is measured per backend: out of line is faster
+/// on IFMA and slower on AVX2, whose 10-limb elements spill either way and whose field
+/// products LLVM already keeps out of line (docs/results.md).
 macro_rules! ladder_steps {
     (inline, $field:ty) => {
         /// # Safety

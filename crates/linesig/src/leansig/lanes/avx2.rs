@@ -5,16 +5,16 @@
 //! hi32(t) − hi32(q·p) is the exact result in (−p, p) because the low halves cancel;
 //! `vpminud` against r + p brings it to [0, p).
 //!
-//! Safety: `Avx2` values are made only inside the kernels of `simd_permutations!`, which
-//! assert this path's `supported()` first.
+//! The lanes are linesig-simd's `U32x8` (safety argued there once: its values are made
+//! only inside the kernels of `simd_permutations!`, which assert this path's
+//! `supported()` first), and `KoalaAvx2x2`, two of them interleaved, under the same
+//! argument.
 
 use super::{simd_permutations, KoalaLanes, P, P_INV};
 use core::arch::x86_64::*;
+use linesig_simd::u32x8::U32x8;
 
 linesig_simd::isa_path!("avx2");
-
-#[derive(Clone, Copy)]
-pub(crate) struct Avx2(__m256i);
 
 // Every function executing these instructions is one of the path's `kernels!`; the
 // trait methods are `#[inline(always)]` shims that inline into the kernels.
@@ -77,7 +77,7 @@ kernels! {
     /// below 2p² < 2^32·p, inside [`reduce`]'s range. A broadcast constant sits in every
     /// 32-bit lane, so `vpmuludq` finds it under the odd lanes too without a shift.
     #[inline]
-    fn dot(x: &[Avx2], c: &[u32]) -> __m256i {
+    fn dot(x: &[U32x8], c: &[u32]) -> __m256i {
         let mut acc = _mm256_setzero_si256();
         let product = |x: __m256i, c: u32| {
             let c = _mm256_set1_epi32(c as i32);
@@ -101,66 +101,61 @@ kernels! {
     }
 }
 
-impl KoalaLanes for Avx2 {
+impl KoalaLanes for U32x8 {
     const N: usize = 8;
 
     #[inline(always)]
     fn splat(x: u32) -> Self {
-        // SAFETY: see the module note.
-        Avx2(unsafe { _mm256_set1_epi32(x as i32) })
+        U32x8::splat(x)
     }
     #[inline(always)]
     fn load(x: &[u32]) -> Self {
-        assert!(x.len() >= 8);
-        // SAFETY: eight u32 are in bounds (asserted); unaligned load.
-        Avx2(unsafe { _mm256_loadu_si256(x.as_ptr().cast()) })
+        U32x8::load(x)
     }
     #[inline(always)]
     fn store(self, out: &mut [u32]) {
-        assert!(out.len() >= 8);
-        // SAFETY: as for `load`.
-        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), self.0) }
+        self.store(out)
     }
     #[inline(always)]
     fn add(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx2(unsafe { add(self.0, other.0) })
+        U32x8(unsafe { add(self.0, other.0) })
     }
     #[inline(always)]
     fn sub(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx2(unsafe { sub(self.0, other.0) })
+        U32x8(unsafe { sub(self.0, other.0) })
     }
     #[inline(always)]
     fn dot(x: &[Self], c: &[u32]) -> Self {
         assert_eq!(x.len(), c.len());
         // SAFETY: see the module note.
-        Avx2(unsafe { dot(x, c) })
+        U32x8(unsafe { dot(x, c) })
     }
     #[inline(always)]
     fn div_2exp(self, k: u32) -> Self {
         // SAFETY: see the module note.
-        Avx2(unsafe { div_2exp(self.0, k) })
+        U32x8(unsafe { div_2exp(self.0, k) })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx2(unsafe { mul(self.0, other.0) })
+        U32x8(unsafe { mul(self.0, other.0) })
     }
 
-    simd_permutations!(Avx2);
+    simd_permutations!(U32x8);
 }
 
 /// Sixteen lanes as two interleaved `__m256i`: the same operations on two independent
 /// vectors, so one permutation's dependency chains (the partial rounds are one long
 /// chain) overlap with the other's. The AVX2 backend verifies on these.
 #[derive(Clone, Copy)]
-pub(crate) struct Avx2x2([__m256i; 2]);
+pub(crate) struct KoalaAvx2x2([__m256i; 2]);
 
 kernels! {
     /// [`dot`] on both halves, the two reductions of each pair side by side.
     #[inline]
-    fn dot2(x: &[Avx2x2], c: &[u32]) -> [__m256i; 2] {
+    fn dot2(x: &[KoalaAvx2x2], c: &[u32]) -> [__m256i; 2] {
         let mut acc = [_mm256_setzero_si256(); 2];
         for (pair, c) in x.chunks(2).zip(c.chunks(2)) {
             for (h, acc) in acc.iter_mut().enumerate() {
@@ -178,50 +173,50 @@ kernels! {
     }
 }
 
-impl KoalaLanes for Avx2x2 {
+impl KoalaLanes for KoalaAvx2x2 {
     const N: usize = 16;
 
     #[inline(always)]
     fn splat(x: u32) -> Self {
-        let v = Avx2::splat(x).0;
-        Avx2x2([v, v])
+        let v = U32x8::splat(x).0;
+        KoalaAvx2x2([v, v])
     }
     #[inline(always)]
     fn load(x: &[u32]) -> Self {
-        Avx2x2([Avx2::load(&x[..8]).0, Avx2::load(&x[8..16]).0])
+        KoalaAvx2x2([U32x8::load(&x[..8]).0, U32x8::load(&x[8..16]).0])
     }
     #[inline(always)]
     fn store(self, out: &mut [u32]) {
         let (low, high) = out[..16].split_at_mut(8);
-        Avx2(self.0[0]).store(low);
-        Avx2(self.0[1]).store(high);
+        U32x8(self.0[0]).store(low);
+        U32x8(self.0[1]).store(high);
     }
     #[inline(always)]
     fn add(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx2x2(unsafe { [add(self.0[0], other.0[0]), add(self.0[1], other.0[1])] })
+        KoalaAvx2x2(unsafe { [add(self.0[0], other.0[0]), add(self.0[1], other.0[1])] })
     }
     #[inline(always)]
     fn sub(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx2x2(unsafe { [sub(self.0[0], other.0[0]), sub(self.0[1], other.0[1])] })
+        KoalaAvx2x2(unsafe { [sub(self.0[0], other.0[0]), sub(self.0[1], other.0[1])] })
     }
     #[inline(always)]
     fn dot(x: &[Self], c: &[u32]) -> Self {
         assert_eq!(x.len(), c.len());
         // SAFETY: see the module note.
-        Avx2x2(unsafe { dot2(x, c) })
+        KoalaAvx2x2(unsafe { dot2(x, c) })
     }
     #[inline(always)]
     fn div_2exp(self, k: u32) -> Self {
         // SAFETY: see the module note.
-        Avx2x2(unsafe { [div_2exp(self.0[0], k), div_2exp(self.0[1], k)] })
+        KoalaAvx2x2(unsafe { [div_2exp(self.0[0], k), div_2exp(self.0[1], k)] })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx2x2(unsafe { [mul(self.0[0], other.0[0]), mul(self.0[1], other.0[1])] })
+        KoalaAvx2x2(unsafe { [mul(self.0[0], other.0[0]), mul(self.0[1], other.0[1])] })
     }
 
-    simd_permutations!(Avx2x2);
+    simd_permutations!(KoalaAvx2x2);
 }

@@ -4,16 +4,15 @@
 //! down: t = a·b, q = lo32(t)·p⁻¹, and hi32(t) − hi32(q·p) is the exact result in
 //! (−p, p) because the low halves cancel; `vpminud` against r + p brings it to [0, p).
 //!
-//! Safety: `Avx512` values are made only inside the kernels of `simd_permutations!`, which
-//! assert this path's `supported()` first.
+//! The lanes are linesig-simd's `U32x16` (safety argued there once: its values are made
+//! only inside the kernels of `simd_permutations!`, which assert this path's
+//! `supported()` first).
 
 use super::{simd_permutations, KoalaLanes, P, P_INV};
 use core::arch::x86_64::*;
+use linesig_simd::u32x16::U32x16;
 
 linesig_simd::isa_path!("avx512f");
-
-#[derive(Clone, Copy)]
-pub(crate) struct Avx512(__m512i);
 
 // Every function executing these instructions is one of the path's `kernels!`; the
 // trait methods are `#[inline(always)]` shims that inline into the kernels.
@@ -76,7 +75,7 @@ kernels! {
     /// below 2p² < 2^32·p, inside [`reduce`]'s range. A broadcast constant sits in every
     /// 32-bit lane, so `vpmuludq` finds it under the odd lanes too without a shift.
     #[inline]
-    fn dot(x: &[Avx512], c: &[u32]) -> __m512i {
+    fn dot(x: &[U32x16], c: &[u32]) -> __m512i {
         let mut acc = _mm512_setzero_si512();
         let product = |x: __m512i, c: u32| {
             let c = _mm512_set1_epi32(c as i32);
@@ -100,52 +99,47 @@ kernels! {
     }
 }
 
-impl KoalaLanes for Avx512 {
+impl KoalaLanes for U32x16 {
     const N: usize = 16;
 
     #[inline(always)]
     fn splat(x: u32) -> Self {
-        // SAFETY: see the module note.
-        Avx512(unsafe { _mm512_set1_epi32(x as i32) })
+        U32x16::splat(x)
     }
     #[inline(always)]
     fn load(x: &[u32]) -> Self {
-        assert!(x.len() >= 16);
-        // SAFETY: sixteen u32 are in bounds (asserted); unaligned load.
-        Avx512(unsafe { _mm512_loadu_si512(x.as_ptr().cast()) })
+        U32x16::load(x)
     }
     #[inline(always)]
     fn store(self, out: &mut [u32]) {
-        assert!(out.len() >= 16);
-        // SAFETY: as for `load`.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), self.0) }
+        self.store(out)
     }
     #[inline(always)]
     fn add(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx512(unsafe { add(self.0, other.0) })
+        U32x16(unsafe { add(self.0, other.0) })
     }
     #[inline(always)]
     fn sub(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx512(unsafe { sub(self.0, other.0) })
+        U32x16(unsafe { sub(self.0, other.0) })
     }
     #[inline(always)]
     fn dot(x: &[Self], c: &[u32]) -> Self {
         assert_eq!(x.len(), c.len());
         // SAFETY: see the module note.
-        Avx512(unsafe { dot(x, c) })
+        U32x16(unsafe { dot(x, c) })
     }
     #[inline(always)]
     fn div_2exp(self, k: u32) -> Self {
         // SAFETY: see the module note.
-        Avx512(unsafe { div_2exp(self.0, k) })
+        U32x16(unsafe { div_2exp(self.0, k) })
     }
     #[inline(always)]
     fn mul(self, other: Self) -> Self {
         // SAFETY: see the module note.
-        Avx512(unsafe { mul(self.0, other.0) })
+        U32x16(unsafe { mul(self.0, other.0) })
     }
 
-    simd_permutations!(Avx512);
+    simd_permutations!(U32x16);
 }

@@ -37,12 +37,12 @@ impl KeccakLanes for KeccakAvx512 {
 
     #[inline(always)]
     fn xor(self, rhs: Self) -> Self {
-        KeccakAvx512(unsafe { _mm512_xor_si512(self.0, rhs.0) })
+        KeccakAvx512(unsafe { _mm512_xor_epi64(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn andnot(self, rhs: Self) -> Self {
-        KeccakAvx512(unsafe { _mm512_andnot_si512(self.0, rhs.0) })
+        KeccakAvx512(unsafe { _mm512_andnot_epi64(self.0, rhs.0) })
     }
 
     #[inline(always)]

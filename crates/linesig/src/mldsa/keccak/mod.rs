@@ -3,9 +3,9 @@
 //! 8 per AVX-512 `__m512i`, arrays of u64 elsewhere. The permutation is written once
 //! over [`KeccakLanes`]; backends supply five lane-wise operations.
 //!
-//! libcrux-sha3 offers a four-way AVX2 Keccak too, but called from here it ran at
-//! about 2,900 cycles per four permutations on Zen 3, barely 1.5× its one-way code; this
-//! one is plain enough for LLVM to keep every state word in registers or L1.
+//! libcrux-sha3 offers a four-way AVX2 Keccak too, but called from here it ran barely
+//! faster than its one-way code (docs/results.md); this one is plain enough for LLVM
+//! to keep every state word in registers or L1.
 
 pub(crate) mod portable;
 

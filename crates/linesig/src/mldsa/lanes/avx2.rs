@@ -5,17 +5,16 @@
 //! exact Montgomery result, because lo32(p) = lo32(t·q) leaves no borrow. The odd lanes
 //! are shifted down, multiplied the same way, and blended back.
 //!
-//! Safety: `Avx2` values are made only by code reached from the backend's entry point,
-//! which runs after this path's `supported()` held.
+//! The lanes are linesig-simd's `U32x8`, whose safety argument is made there once: its
+//! values are made only by code reached from this backend's kernels, which run after
+//! this path's `supported()` held.
 
 use super::Lanes;
 use crate::mldsa::arith::{Q, QINV};
 use core::arch::x86_64::*;
+use linesig_simd::u32x8::U32x8;
 
 linesig_simd::isa_path!("avx2");
-
-#[derive(Clone, Copy)]
-pub(crate) struct Avx2(__m256i);
 
 // As in the Ed25519 AVX2 field: every function executing AVX2 instructions carries the
 // target feature itself, and the `Lanes` methods are `#[inline(always)]` shims.
@@ -55,7 +54,7 @@ kernels! {
 
 kernels! {
     #[inline]
-    fn transpose(rows: &mut [Avx2]) {
+    fn transpose(rows: &mut [U32x8]) {
         let r: [__m256i; 8] = core::array::from_fn(|i| rows[i].0);
         let t = [
             _mm256_unpacklo_epi32(r[0], r[1]),
@@ -80,56 +79,51 @@ kernels! {
             _mm256_unpackhi_epi64(t[5], t[7]),
         ];
         for c in 0..4 {
-            rows[c] = Avx2(_mm256_permute2x128_si256::<0x20>(u[c], u[4 + c]));
-            rows[c + 4] = Avx2(_mm256_permute2x128_si256::<0x31>(u[c], u[4 + c]));
+            rows[c] = U32x8(_mm256_permute2x128_si256::<0x20>(u[c], u[4 + c]));
+            rows[c + 4] = U32x8(_mm256_permute2x128_si256::<0x31>(u[c], u[4 + c]));
         }
     }
 }
 
-impl Lanes for Avx2 {
+impl Lanes for U32x8 {
     type Keccak = crate::mldsa::keccak::avx2::KeccakAvx2;
-    super::simd_kernels!(Avx2);
+    super::simd_kernels!(U32x8);
 
     const N: usize = 8;
 
     #[inline(always)]
     fn splat(x: i32) -> Self {
-        // SAFETY (every shim below): see the module note.
-        Avx2(unsafe { _mm256_set1_epi32(x) })
+        U32x8::splat(x)
     }
 
     #[inline(always)]
     fn load(src: &[i32]) -> Self {
-        let src = &src[..8];
-        // SAFETY: 8 readable i32, checked by the slice above; unaligned load.
-        Avx2(unsafe { _mm256_loadu_si256(src.as_ptr().cast()) })
+        U32x8::load(src)
     }
 
     #[inline(always)]
     fn store(self, dst: &mut [i32]) {
-        let dst = &mut dst[..8];
-        // SAFETY: 8 writable i32, checked by the slice above; unaligned store.
-        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), self.0) }
+        self.store(dst)
     }
 
     #[inline(always)]
     fn add(self, rhs: Self) -> Self {
-        Avx2(unsafe { _mm256_add_epi32(self.0, rhs.0) })
+        U32x8(unsafe { _mm256_add_epi32(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
-        Avx2(unsafe { _mm256_sub_epi32(self.0, rhs.0) })
+        U32x8(unsafe { _mm256_sub_epi32(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn montgomery_mul(self, rhs: Self) -> Self {
-        Avx2(unsafe { montgomery_mul(self.0, rhs.0) })
+        U32x8(unsafe { montgomery_mul(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn reduce32(self) -> Self {
-        Avx2(unsafe { reduce32(self.0) })
+        U32x8(unsafe { reduce32(self.0) })
     }
 
     #[inline(always)]

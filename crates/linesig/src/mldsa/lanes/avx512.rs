@@ -6,17 +6,16 @@
 //! the machines this was written on could not execute (the shared NTT code for 16
 //! lanes is tested everywhere through `Portable<16>`).
 //!
-//! Safety: `Avx512` values are made only by code reached from the backend's entry
-//! point, which runs after this path's `supported()` held.
+//! The lanes are linesig-simd's `U32x16`, whose safety argument is made there once: its
+//! values are made only by code reached from this backend's kernels, which run after
+//! this path's `supported()` held.
 
 use super::Lanes;
 use crate::mldsa::arith::{Q, QINV};
 use core::arch::x86_64::*;
+use linesig_simd::u32x16::U32x16;
 
 linesig_simd::isa_path!("avx2,avx512f");
-
-#[derive(Clone, Copy)]
-pub(crate) struct Avx512(__m512i);
 
 kernels! {
     #[inline]
@@ -51,7 +50,7 @@ kernels! {
 
 kernels! {
     #[inline]
-    fn transpose(rows: &mut [Avx512]) {
+    fn transpose(rows: &mut [U32x16]) {
         let mut matrix = [0i32; 256];
         for (i, row) in rows[..16].iter().enumerate() {
             // SAFETY: 16 writable i32 at matrix[16i..].
@@ -63,55 +62,50 @@ kernels! {
         );
         for (j, row) in rows[..16].iter_mut().enumerate() {
             // SAFETY: the largest index read is j + 240 ≤ 255, inside `matrix`.
-            *row = Avx512(unsafe { _mm512_i32gather_epi32::<4>(stride, matrix[j..].as_ptr().cast()) });
+            *row = U32x16(unsafe { _mm512_i32gather_epi32::<4>(stride, matrix[j..].as_ptr().cast()) });
         }
     }
 }
 
-impl Lanes for Avx512 {
+impl Lanes for U32x16 {
     type Keccak = crate::mldsa::keccak::avx512::KeccakAvx512;
-    super::simd_kernels!(Avx512);
+    super::simd_kernels!(U32x16);
 
     const N: usize = 16;
 
     #[inline(always)]
     fn splat(x: i32) -> Self {
-        // SAFETY (every shim below): see the module note.
-        Avx512(unsafe { _mm512_set1_epi32(x) })
+        U32x16::splat(x)
     }
 
     #[inline(always)]
     fn load(src: &[i32]) -> Self {
-        let src = &src[..16];
-        // SAFETY: 16 readable i32, checked by the slice above; unaligned load.
-        Avx512(unsafe { _mm512_loadu_si512(src.as_ptr().cast()) })
+        U32x16::load(src)
     }
 
     #[inline(always)]
     fn store(self, dst: &mut [i32]) {
-        let dst = &mut dst[..16];
-        // SAFETY: 16 writable i32, checked by the slice above; unaligned store.
-        unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), self.0) }
+        self.store(dst)
     }
 
     #[inline(always)]
     fn add(self, rhs: Self) -> Self {
-        Avx512(unsafe { _mm512_add_epi32(self.0, rhs.0) })
+        U32x16(unsafe { _mm512_add_epi32(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
-        Avx512(unsafe { _mm512_sub_epi32(self.0, rhs.0) })
+        U32x16(unsafe { _mm512_sub_epi32(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn montgomery_mul(self, rhs: Self) -> Self {
-        Avx512(unsafe { montgomery_mul(self.0, rhs.0) })
+        U32x16(unsafe { montgomery_mul(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn reduce32(self) -> Self {
-        Avx512(unsafe { reduce32(self.0) })
+        U32x16(unsafe { reduce32(self.0) })
     }
 
     #[inline(always)]

@@ -682,12 +682,12 @@ mod tests {
     #[test]
     fn simd_lanes_multiply_like_the_schoolbook() {
         if avx2::supported() {
-            check_multiplication::<avx2::Avx2>(4);
-            check_layout::<avx2::Avx2>();
+            check_multiplication::<linesig_simd::u32x8::U32x8>(4);
+            check_layout::<linesig_simd::u32x8::U32x8>();
         }
         if avx512::supported() {
-            check_multiplication::<avx512::Avx512>(5);
-            check_layout::<avx512::Avx512>();
+            check_multiplication::<linesig_simd::u32x16::U32x16>(5);
+            check_layout::<linesig_simd::u32x16::U32x16>();
         }
     }
 
