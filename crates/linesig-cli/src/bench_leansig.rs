@@ -124,10 +124,7 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
         LeanSigBench {
             args,
             backend: Backend::Portable,
-            keys: Vec::new(),
-            messages: Vec::new(),
-            signatures: Vec::new(),
-            epochs: Vec::new(),
+            signed: Signed::default(),
             rows: Vec::new(),
             measured: Measured::default(),
         },
@@ -140,10 +137,7 @@ pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
 struct LeanSigBench {
     args: LeanSigBenchArgs,
     backend: Backend,
-    keys: Vec<(Vec<u8>, keys::SecretKey)>,
-    messages: Vec<[u8; 32]>,
-    signatures: Vec<Vec<u8>>,
-    epochs: Vec<[u8; 4]>,
+    signed: Signed,
     /// keygen and sign, timed while setting up.
     rows: Vec<OperationRow>,
     measured: Measured,
@@ -176,19 +170,29 @@ impl LeanSigBench {
     }
 }
 
-/// The items of the workload: key k signs epochs 0, 1, 2, … of its prepared interval.
-fn items<'a>(
-    keys: &'a [(Vec<u8>, keys::SecretKey)],
-    messages: &'a [[u8; 32]],
-    signatures: &'a [Vec<u8>],
-    epochs: &'a [[u8; 4]],
-    per_key: usize,
-) -> Vec<Item<'a>> {
-    (0..signatures.len())
-        .map(|i| {
-            Item::new(&keys[i / per_key].0, &messages[i], &signatures[i]).with_context(&epochs[i])
-        })
-        .collect()
+/// The workload: key k signs epochs 0, 1, 2, … of its prepared interval.
+#[derive(Default)]
+struct Signed {
+    keys: Vec<(Vec<u8>, keys::SecretKey)>,
+    messages: Vec<[u8; 32]>,
+    signatures: Vec<Vec<u8>>,
+    epochs: Vec<[u8; 4]>,
+}
+
+impl Signed {
+    /// The signatures as items, `per_key` to a key.
+    fn items(&self, per_key: usize) -> Vec<Item<'_>> {
+        (0..self.signatures.len())
+            .map(|i| {
+                Item::new(
+                    &self.keys[i / per_key].0,
+                    &self.messages[i],
+                    &self.signatures[i],
+                )
+                .with_context(&self.epochs[i])
+            })
+            .collect()
+    }
 }
 
 impl Bench for LeanSigBench {
@@ -222,19 +226,21 @@ impl Bench for LeanSigBench {
             "{instance}: {key_count} key(s), {per_key} epochs prepared each"
         ));
         let (backend, active) = (self.backend, args.active_epochs);
-        let keys = &mut self.keys;
+        let keys = &mut self.signed.keys;
         self.rows.push(time_row("keygen", key_count, |_| {
             keys.push(pool.install(|| {
                 keys::key_gen(instance, backend, &mut rng, 0, active)
                     .expect("the interval fits the lifetime (checked)")
             }))
         }));
-        let start = self.keys[0].1.prepared_interval().start as u32;
-        self.messages = vec![[0u8; 32]; args.count];
-        for m in &mut self.messages {
+        let signed = &mut self.signed;
+        let start = signed.keys[0].1.prepared_interval().start as u32;
+        signed.messages = vec![[0u8; 32]; args.count];
+        for m in &mut signed.messages {
             rng.fill_bytes(m);
         }
-        let (keys, messages, signatures) = (&mut self.keys, &self.messages, &mut self.signatures);
+        let (keys, messages, signatures) =
+            (&mut signed.keys, &signed.messages, &mut signed.signatures);
         self.rows.push(time_row("sign", args.count, |i| {
             let epoch = start + (i % per_key) as u32;
             let signature = keys[i / per_key]
@@ -243,7 +249,7 @@ impl Bench for LeanSigBench {
                 .expect("prepared, unused epoch");
             signatures.push(signature);
         }));
-        self.epochs = (0..args.count)
+        signed.epochs = (0..args.count)
             .map(|i| epoch_context(start + (i % per_key) as u32))
             .collect();
         Ok(())
@@ -252,13 +258,7 @@ impl Bench for LeanSigBench {
     fn measure(&mut self, _: &Notes) -> Result<(), CliError> {
         let engine = self.engine(self.args.workers)?;
         let engine_one = self.engine(1)?;
-        let items = items(
-            &self.keys,
-            &self.messages,
-            &self.signatures,
-            &self.epochs,
-            self.per_key(),
-        );
+        let items = self.signed.items(self.per_key());
         let measured = &mut self.measured;
         measured.batch_size = engine.batch_size();
         for _ in 0..self.args.repeat {
@@ -278,13 +278,7 @@ impl Bench for LeanSigBench {
 
     fn operations(&mut self, _: &Notes) -> Vec<OperationRow> {
         let instance = self.args.instance;
-        let items = items(
-            &self.keys,
-            &self.messages,
-            &self.signatures,
-            &self.epochs,
-            self.per_key(),
-        );
+        let items = self.signed.items(self.per_key());
         // One signature per call on the portable path, as a library call would.
         let verify_row = time_row("verify", self.args.op_iterations.min(items.len()), |i| {
             assert!(leansig::verify(instance, &items[i]).is_valid());
@@ -335,7 +329,7 @@ impl Bench for LeanSigBench {
                 .min(args.lanes.unwrap_or(usize::MAX)),
             cores: linesig::available_cores(),
             batch: measured.batch_size,
-            keys: self.keys.len(),
+            keys: self.signed.keys.len(),
             epochs_prepared_per_key: per_key as u64,
             seed: args.seed,
             repeats: args.repeat,

@@ -9,8 +9,10 @@
 //!   `FEATURES` guard, its `supported()` check and a `kernels!` macro that compiles
 //!   functions with `#[target_feature(enable = <that literal>)]`. A guard and the code it
 //!   guards cannot drift apart, because they are written once.
-//! - Vector types and lane shims shared across schemes, per ISA: [`u32x8`] and [`u64x4`]
-//!   (AVX2), [`u32x16`] and [`u64x8`] (AVX-512F).
+//! - One vector type per ISA and lane width, which the schemes' lane traits are
+//!   implemented over, each with its safety argument made once: [`u32x8::U32x8`] and
+//!   [`u64x4::U64x4`] (AVX2), [`u32x16::U32x16`] and [`u64x8::U64x8`] (AVX-512F); and
+//!   the raw lane shims more than one scheme shares.
 //! - [`UnknownName`]: the error every linesig crate gives for a name it does not know
 //!   (a scheme, a backend's path, a Paillier kernel).
 

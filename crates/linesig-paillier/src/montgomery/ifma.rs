@@ -6,35 +6,34 @@
 //! literal, `isa_path!`), so that the `#[inline(always)]` shims below inline into them
 //! as single instructions.
 //!
-//! Safety: `Ifma` values are made only by code reached from `Lanes::Ifma` (the
-//! `with_lanes!` dispatch in `mod.rs`), which asserts [`supported`] first, and the
-//! kernels assert it again; so the intrinsics only execute on CPUs that have them.
+//! The lanes are linesig-simd's `U64x8`. Safety, as argued there: its values are made
+//! here only by code reached from `Lanes::Ifma` (the `with_lanes!` dispatch in
+//! `mod.rs`), which asserts [`supported`] first, and the kernels assert it again; so the
+//! intrinsics only execute on CPUs that have them.
 
 use super::{CommonExponent, FixedBase52, Lanes52, SquareModulus52, LANES};
 use core::arch::x86_64::*;
+use linesig_simd::u64x8::U64x8;
 
 linesig_simd::isa_path!("avx512f,avx512ifma");
 
-#[derive(Clone, Copy)]
-pub(crate) struct Ifma(__m512i);
-
 // SAFETY (every `unsafe` block in this impl): see the module note; the shims are only
 // reached after `supported()`.
-impl Lanes52 for Ifma {
+impl Lanes52 for U64x8 {
     #[inline(always)]
     fn zero() -> Self {
-        Ifma(unsafe { _mm512_setzero_si512() })
+        U64x8(unsafe { _mm512_setzero_si512() })
     }
 
     #[inline(always)]
     fn splat(x: u64) -> Self {
-        Ifma(unsafe { _mm512_set1_epi64(x as i64) })
+        U64x8(unsafe { _mm512_set1_epi64(x as i64) })
     }
 
     #[inline(always)]
     fn from_array(values: [u64; LANES]) -> Self {
         // SAFETY: also, `values` is 64 readable bytes.
-        Ifma(unsafe { _mm512_loadu_si512(values.as_ptr().cast()) })
+        U64x8(unsafe { _mm512_loadu_si512(values.as_ptr().cast()) })
     }
 
     #[inline(always)]
@@ -47,37 +46,37 @@ impl Lanes52 for Ifma {
 
     #[inline(always)]
     fn add(self, rhs: Self) -> Self {
-        Ifma(unsafe { _mm512_add_epi64(self.0, rhs.0) })
+        U64x8(unsafe { _mm512_add_epi64(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
-        Ifma(unsafe { _mm512_sub_epi64(self.0, rhs.0) })
+        U64x8(unsafe { _mm512_sub_epi64(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn and(self, rhs: Self) -> Self {
-        Ifma(unsafe { _mm512_and_si512(self.0, rhs.0) })
+        U64x8(unsafe { _mm512_and_si512(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn or(self, rhs: Self) -> Self {
-        Ifma(unsafe { _mm512_or_si512(self.0, rhs.0) })
+        U64x8(unsafe { _mm512_or_si512(self.0, rhs.0) })
     }
 
     #[inline(always)]
     fn shr52(self) -> Self {
-        Ifma(unsafe { _mm512_srli_epi64::<52>(self.0) })
+        U64x8(unsafe { _mm512_srli_epi64::<52>(self.0) })
     }
 
     #[inline(always)]
     fn madd52lo(self, a: Self, b: Self) -> Self {
-        Ifma(unsafe { _mm512_madd52lo_epu64(self.0, a.0, b.0) })
+        U64x8(unsafe { _mm512_madd52lo_epu64(self.0, a.0, b.0) })
     }
 
     #[inline(always)]
     fn madd52hi(self, a: Self, b: Self) -> Self {
-        Ifma(unsafe { _mm512_madd52hi_epu64(self.0, a.0, b.0) })
+        U64x8(unsafe { _mm512_madd52hi_epu64(self.0, a.0, b.0) })
     }
 
     fn power_common(
@@ -90,10 +89,10 @@ impl Lanes52 for Ifma {
         kernels! {
             fn kernel(
                 modulus: &SquareModulus52,
-                bases: &[Ifma],
+                bases: &[U64x8],
                 exponent: &CommonExponent,
-                factors: &[Ifma],
-                out: &mut [Ifma],
+                factors: &[U64x8],
+                out: &mut [U64x8],
             ) {
                 super::power_common_lanes(modulus, bases, exponent, factors, out)
             }
@@ -113,8 +112,8 @@ impl Lanes52 for Ifma {
             fn kernel(
                 table: &FixedBase52,
                 digits: &[[u32; LANES]],
-                factors: &[Ifma],
-                out: &mut [Ifma],
+                factors: &[U64x8],
+                out: &mut [U64x8],
             ) {
                 super::power_fixed_base_lanes(table, digits, factors, out)
             }
@@ -126,7 +125,7 @@ impl Lanes52 for Ifma {
 
     fn to_montgomery(modulus: &SquareModulus52, values: &[Self], out: &mut [Self]) {
         kernels! {
-            fn kernel(modulus: &SquareModulus52, values: &[Ifma], out: &mut [Ifma]) {
+            fn kernel(modulus: &SquareModulus52, values: &[U64x8], out: &mut [U64x8]) {
                 super::to_montgomery_lanes(modulus, values, out)
             }
         }

@@ -7,7 +7,7 @@
 //! The arithmetic is written once over [`Lanes52`], eight lanes of `u64` with the two
 //! IFMA products as primitives. [`portable::Portable`] models those instructions exactly
 //! in plain Rust and runs on every CPU (the tests' oracle for the layout and bounds);
-//! [`ifma::Ifma`] is one `__m512i` and the instructions themselves.
+//! `ifma`'s lanes are linesig-simd's `U64x8`, one `__m512i`, and the instructions themselves.
 //!
 //! **Square moduli, two digits.** Paillier's moduli are all squares (n² for encryption,
 //! p² and q² for decryption), and the kernel takes only those: N = m² for an odd root m
@@ -1244,7 +1244,7 @@ macro_rules! with_lanes {
             #[cfg(target_arch = "x86_64")]
             Lanes::Ifma => {
                 ifma::assert_supported();
-                $call::<ifma::Ifma>($($arg),*)
+                $call::<linesig_simd::u64x8::U64x8>($($arg),*)
             }
         }
     };

@@ -35,6 +35,8 @@ use crate::Backend;
 use lanes::portable::Portable;
 use lanes::Lanes;
 use libcrux_ml_dsa::{MLDSASignature, MLDSASigningKey, MLDSAVerificationKey, VerificationError};
+#[cfg(target_arch = "x86_64")]
+use linesig_simd::{u32x16::U32x16, u32x8::U32x8};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -429,11 +431,11 @@ fn verify_pieces_on(
         }
         #[cfg(target_arch = "x86_64")]
         Implementation::Avx2 if lanes::avx2::supported() => {
-            run::<linesig_simd::u32x8::U32x8>(parameter_set, public_key, message, signature)
+            run::<U32x8>(parameter_set, public_key, message, signature)
         }
         #[cfg(target_arch = "x86_64")]
         Implementation::Avx512 if lanes::avx512::supported() => {
-            run::<linesig_simd::u32x16::U32x16>(parameter_set, public_key, message, signature)
+            run::<U32x16>(parameter_set, public_key, message, signature)
         }
         _ => panic!("{implementation:?} is not supported on this CPU"),
     }
@@ -634,24 +636,12 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
 ) {
     match backend {
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 if lanes::avx2::supported() => verify_items::<linesig_simd::u32x8::U32x8, S>(
-            parameter_set,
-            cache,
-            false,
-            items,
-            start,
-            out,
-        ),
+        Backend::Avx2 if lanes::avx2::supported() => {
+            verify_items::<U32x8, S>(parameter_set, cache, false, items, start, out)
+        }
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512 if lanes::avx512::supported() => {
-            verify_items::<linesig_simd::u32x16::U32x16, S>(
-                parameter_set,
-                cache,
-                false,
-                items,
-                start,
-                out,
-            )
+            verify_items::<U32x16, S>(parameter_set, cache, false, items, start, out)
         }
         _ => verify_items::<Portable<1>, S>(parameter_set, cache, true, items, start, out),
     }

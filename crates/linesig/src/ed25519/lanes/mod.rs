@@ -1376,7 +1376,7 @@ lane_backend!(
     /// The AVX2 instantiation: four signatures per vector.
     avx2,
     super::super::field::avx2::Fe4,
-    super::super::sha512::avx2::Words4,
+    linesig_simd::u64x4::U64x4,
     "avx2",
     inline,
     3,
@@ -1388,7 +1388,7 @@ lane_backend!(
     /// The AVX-512 IFMA instantiation: eight signatures per vector.
     avx512,
     super::super::field::avx512::Fe8,
-    super::super::sha512::avx512::Words8,
+    linesig_simd::u64x8::U64x8,
     "avx2,avx512f,avx512bw,avx512dq,avx512ifma",
     out_of_line,
     4,
@@ -1403,10 +1403,10 @@ lane_backend!(
 #[cfg(all(test, target_arch = "x86_64"))]
 mod op_profile {
     use super::super::field::avx2::Fe4;
-    use super::super::sha512::avx2::Words4;
     use super::*;
     use crate::ed25519::Policy;
     use ed25519_dalek::{Signer, SigningKey};
+    use linesig_simd::u64x4::U64x4;
     use rand::SeedableRng;
     use std::cell::Cell;
 
@@ -1505,7 +1505,7 @@ mod op_profile {
             steps: InlineSteps,
             base,
         };
-        verify_entries::<F, Words4, 3>(
+        verify_entries::<F, U64x4, 3>(
             ladder,
             plan,
             policy.rules(),

@@ -1,15 +1,13 @@
 //! Four SHA-512 lanes per `__m256i` (AVX2 has no 64-bit rotate: two shifts and an or).
 //!
-//! Safety: `Words4` values are made only by code reached from the AVX2 backend's entry
-//! point, after this path's `supported()` held.
+//! The words are linesig-simd's `U64x4` (safety argued there once: its values are made
+//! only by code reached from the AVX2 backend's kernels, after their path's
+//! `supported()` held).
 
 use core::arch::x86_64::*;
-use linesig_simd::u64x4::{add, blend as select, splat};
+use linesig_simd::u64x4::{add, blend as select, splat, U64x4};
 
 linesig_simd::isa_path!("avx2");
-
-#[derive(Clone, Copy)]
-pub(crate) struct Words4(__m256i);
 
 kernels! {
     #[inline]
@@ -85,14 +83,14 @@ kernels! {
     }
 }
 
-super::lane_words_shims!(Words4, 4);
+super::lane_words_shims!(U64x4, 4);
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn digests_match_sha2() {
         if super::supported() {
-            super::super::tests::digests_match_sha2::<super::Words4>();
+            super::super::tests::digests_match_sha2::<linesig_simd::u64x4::U64x4>();
         }
     }
 }

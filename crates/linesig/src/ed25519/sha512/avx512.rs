@@ -1,15 +1,13 @@
 //! Eight SHA-512 lanes per `__m512i`, with AVX-512's native 64-bit rotate.
 //!
-//! Safety: `Words8` values are made only by code reached from the IFMA backend's entry
-//! point, after this path's `supported()` (AVX-512F and BW) held.
+//! The words are linesig-simd's `U64x8` (safety argued there once: its values are made
+//! only by code reached from the IFMA backend's kernels, after their path's
+//! `supported()` held).
 
 use core::arch::x86_64::*;
-use linesig_simd::u64x8::{add, blend as select, splat};
+use linesig_simd::u64x8::{add, blend as select, splat, U64x8};
 
 linesig_simd::isa_path!("avx512f,avx512bw");
-
-#[derive(Clone, Copy)]
-pub(crate) struct Words8(__m512i);
 
 kernels! {
     #[inline]
@@ -103,14 +101,14 @@ kernels! {
     }
 }
 
-super::lane_words_shims!(Words8, 8);
+super::lane_words_shims!(U64x8, 8);
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn digests_match_sha2() {
         if super::supported() {
-            super::super::tests::digests_match_sha2::<super::Words8>();
+            super::super::tests::digests_match_sha2::<linesig_simd::u64x8::U64x8>();
         }
     }
 }

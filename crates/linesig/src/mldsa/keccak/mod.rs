@@ -364,12 +364,12 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         {
             if avx2::supported() {
-                check_against_libcrux::<avx2::KeccakAvx2>();
-                check_shake256::<avx2::KeccakAvx2>();
+                check_against_libcrux::<linesig_simd::u64x4::U64x4>();
+                check_shake256::<linesig_simd::u64x4::U64x4>();
             }
             if avx512::supported() {
-                check_against_libcrux::<avx512::KeccakAvx512>();
-                check_shake256::<avx512::KeccakAvx512>();
+                check_against_libcrux::<linesig_simd::u64x8::U64x8>();
+                check_shake256::<linesig_simd::u64x8::U64x8>();
             }
         }
     }

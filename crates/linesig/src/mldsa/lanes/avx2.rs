@@ -86,7 +86,7 @@ kernels! {
 }
 
 impl Lanes for U32x8 {
-    type Keccak = crate::mldsa::keccak::avx2::KeccakAvx2;
+    type Keccak = linesig_simd::u64x4::U64x4;
     super::simd_kernels!(U32x8);
 
     const N: usize = 8;

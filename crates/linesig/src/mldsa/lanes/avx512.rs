@@ -68,7 +68,7 @@ kernels! {
 }
 
 impl Lanes for U32x16 {
-    type Keccak = crate::mldsa::keccak::avx512::KeccakAvx512;
+    type Keccak = linesig_simd::u64x8::U64x8;
     super::simd_kernels!(U32x16);
 
     const N: usize = 16;
