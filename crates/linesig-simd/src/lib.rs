@@ -19,6 +19,7 @@
 pub mod cpu;
 mod name;
 mod path;
+mod vector;
 mod word;
 
 #[cfg(target_arch = "x86_64")]
@@ -32,4 +33,4 @@ pub mod u64x8;
 
 pub use cpu::{Feature, Isa};
 pub use name::UnknownName;
-pub use word::Word32;
+pub use word::{Word32, Word64};

@@ -40,40 +40,9 @@ kernels! {
     }
 }
 
-/// Four 64-bit lanes, lane i in bits 64i..64i+64: the vector type of the
-/// multi-buffer hashes (SHA-512's words, Keccak's states).
-///
-/// Safety, for this type once: a `U64x4` is made only by code reached from a kernel of an
-/// AVX2 path (or more), which runs after that path's `supported()` held (the schemes'
-/// lane traits are used by nothing else), so the intrinsics of its methods, and of the
-/// schemes' impls over it, execute only on CPUs with AVX2.
-#[derive(Clone, Copy)]
-#[repr(transparent)]
-pub struct U64x4(pub __m256i);
-
-impl U64x4 {
-    pub const LANES: usize = 4;
-
-    /// Every lane `x`.
-    #[inline(always)]
-    pub fn splat(x: u64) -> Self {
-        // SAFETY: the type's note.
-        U64x4(unsafe { _mm256_set1_epi64x(x as i64) })
-    }
-
-    /// Lanes from `words[..4]` (panics if shorter).
-    #[inline(always)]
-    pub fn load(words: &[u64]) -> Self {
-        let words = &words[..4];
-        // SAFETY: 4 readable words (the slice above), unaligned load; the type's note.
-        U64x4(unsafe { _mm256_loadu_si256(words.as_ptr().cast()) })
-    }
-
-    /// Lanes into `words[..4]` (panics if shorter).
-    #[inline(always)]
-    pub fn store(self, words: &mut [u64]) {
-        let words = &mut words[..4];
-        // SAFETY: 4 writable words (the slice above), unaligned store; the type's note.
-        unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), self.0) }
-    }
-}
+crate::vector::vector_type!(
+    /// Four 64-bit lanes, lane i in bits 64i..64i+64: the vector type of the four-lane
+    /// hashes (SHA-512's words, Keccak's states).
+    U64x4(__m256i): 4 lanes of Word64, "avx2",
+    _mm256_set1_epi64x, _mm256_loadu_si256, _mm256_storeu_si256
+);

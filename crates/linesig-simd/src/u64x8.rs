@@ -41,40 +41,9 @@ kernels! {
     }
 }
 
-/// Eight 64-bit lanes, lane i in bits 64i..64i+64: the vector type of the
-/// multi-buffer hashes (SHA-512's words, Keccak's states) and of Paillier's 52-bit limbs.
-///
-/// Safety, for this type once: a `U64x8` is made only by code reached from a kernel of an
-/// AVX-512F path (or more), which runs after that path's `supported()` held (the schemes'
-/// lane traits are used by nothing else), so the intrinsics of its methods, and of the
-/// schemes' impls over it, execute only on CPUs with AVX-512F.
-#[derive(Clone, Copy)]
-#[repr(transparent)]
-pub struct U64x8(pub __m512i);
-
-impl U64x8 {
-    pub const LANES: usize = 8;
-
-    /// Every lane `x`.
-    #[inline(always)]
-    pub fn splat(x: u64) -> Self {
-        // SAFETY: the type's note.
-        U64x8(unsafe { _mm512_set1_epi64(x as i64) })
-    }
-
-    /// Lanes from `words[..8]` (panics if shorter).
-    #[inline(always)]
-    pub fn load(words: &[u64]) -> Self {
-        let words = &words[..8];
-        // SAFETY: 8 readable words (the slice above), unaligned load; the type's note.
-        U64x8(unsafe { _mm512_loadu_si512(words.as_ptr().cast()) })
-    }
-
-    /// Lanes into `words[..8]` (panics if shorter).
-    #[inline(always)]
-    pub fn store(self, words: &mut [u64]) {
-        let words = &mut words[..8];
-        // SAFETY: 8 writable words (the slice above), unaligned store; the type's note.
-        unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), self.0) }
-    }
-}
+crate::vector::vector_type!(
+    /// Eight 64-bit lanes, lane i in bits 64i..64i+64: the vector type of the eight-lane
+    /// hashes (SHA-512's words, Keccak's states) and of Paillier's 52-bit limbs.
+    U64x8(__m512i): 8 lanes of Word64, "avx512f",
+    _mm512_set1_epi64, _mm512_loadu_si512, _mm512_storeu_si512
+);
