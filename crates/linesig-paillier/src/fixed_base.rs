@@ -25,9 +25,8 @@ pub struct FixedBaseTable {
 /// 4096-bit modulus n², a 1024-bit α) that is 128 multiplications per exponentiation and a
 /// 16.7 MB table; each exponentiation reads only 64 KB of it, so cache misses are noise
 /// next to the 4096-bit multiplications, and the time follows the multiplication count.
-/// Measured on this project's CI kind (Zen 3, noisy; two runs of 300 random α): windows
-/// 5, 6, 7, 8, 9 took 1.47–1.64, 1.07–1.20, 1.06–1.12, 0.93–1.04, 0.87–0.98 ms with 3.3,
-/// 5.5, 9.6, 16.7, 29.8 MB tables. 9 would save another 11 % for 1.8× the memory.
+/// Measured (docs/results.md): past 8 bits a wider window saves little time for a table
+/// nearly twice the size; 9 bits would save about a tenth more for 1.8× the memory.
 pub const DEFAULT_WINDOW: u32 = 8;
 
 impl FixedBaseTable {

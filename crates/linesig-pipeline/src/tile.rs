@@ -238,7 +238,8 @@ pub(crate) struct Shared<'a, 's, K> {
     pub commit: &'a Commit<'s, K>,
     pub log_dropped: bool,
     /// Committed packets go back to ingest to be freed there, off the verifying cores'
-    /// critical path (freeing a batch's packets here cost about 1 % of a tile's time).
+    /// critical path (freeing a batch's packets here was a measurable share of a tile's
+    /// time; docs/results.md).
     pub spent: Sender<Vec<Packet>>,
 }
 

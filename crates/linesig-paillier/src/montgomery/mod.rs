@@ -534,12 +534,11 @@ fn block_sum<L: Lanes52>(
     // zero elsewhere. Only the rows `full` have a limb in every column; the others, at
     // most PAD at the bottom (limbs + i − k < BLOCK) and PAD at the top (i > k), run
     // outside the main loop with just their columns that have one, since products with
-    // a pad's zero are a tenth of the multiplications at 20-limb digits (about 5 %
-    // faster textbook encryption and 4 % faster decryption on a Zen 4 core). A digit of
+    // a pad's zero are a tenth of the multiplications at 20-limb digits (measurably
+    // faster encryption and decryption; docs/results.md). A digit of
     // fewer than BLOCK limbs can have a row at both edges: it runs as a bottom row,
     // whose columns below i − k read the lower pad's zeros. (The edge rows read y through
-    // `at`, not a subslice per row: on Zen 4 that spelling made 20-limb squares 25 %
-    // slower.)
+    // `at`, not a subslice per row: that spelling made 20-limb squares much slower.)
     let limbs = y.len() - 2 * PAD;
     let full_start = (k + BLOCK)
         .saturating_sub(limbs)

@@ -5,7 +5,7 @@
 //! L = 2^252 + δ with δ < 2^125, so a value H·2^252 + X is ≡ X − H·δ (mod L): each fold
 //! shortens a number by ~127 bits, and two or three folds and a signed correction by L
 //! reduce anything (curve25519-dalek's `Scalar` goes through Montgomery form, with two
-//! products for a 512-bit value: ~200 TSC ticks per challenge on Zen 5, ~5× these).
+//! products for a 512-bit value, several times these; docs/results.md).
 
 /// 256-bit integers, little-endian 64-bit limbs; signed ones in two's complement.
 pub(crate) type U256 = [u64; 4];
@@ -41,8 +41,8 @@ pub(crate) fn neg_mod_l(x: &U256) -> U256 {
 /// H·2^252 + X is ≡ X − H·δ: the 448-bit product folds to X − H·δ (H·δ < 2^321), whose
 /// high part folds once more, leaving X − X' + H'·δ in (−2^252, 2^252 + 2^194): one
 /// signed correction by L. (curve25519-dalek's `Scalar` product, Montgomery with the
-/// conversions around it, made `halve_all` ~930 ns per signature instead of ~605 ns on
-/// Zen 5: `halve_cost`.)
+/// conversions around it, made `halve_all` half as slow again: `halve_cost`,
+/// docs/results.md.)
 pub(crate) fn mul_mod_l(a: &U256, b: &U256) -> U256 {
     debug_assert!(a[3] == 0);
     let (x, h) = split_252::<8, 5>(&mul::<4, 4, 8>(a, b)); // h < 2^196

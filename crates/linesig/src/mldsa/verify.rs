@@ -102,9 +102,10 @@ impl Drop for ExpandedKey {
 /// next expansion. A unit expands its keys 8 or 16 at a time (20 to 64 KB each) and
 /// drops them when the group is verified; handed straight back to the allocator, that
 /// memory lets glibc trim its heap after each group and fault the pages in again for
-/// the next: 15 % of a C++ program's ML-DSA-44 batch verification was in the kernel for
-/// that alone (the Rust CLI, whose earlier large frees had raised glibc's trim
-/// threshold, showed none). At most `MAX_BYTES` stay per thread.
+/// the next, and a C++ program's ML-DSA-44 batch verification spent a large share of
+/// its time in the kernel for that alone (the Rust CLI, whose earlier large frees had
+/// raised glibc's trim threshold, showed none; docs/results.md). At most `MAX_BYTES`
+/// stay per thread.
 mod spare_polys {
     use super::Poly;
     use std::cell::RefCell;

@@ -108,8 +108,8 @@ pub(crate) enum TwoZ {
     /// Z1 times each row's 2Z, whatever the rows' form (an affine row's is 2): one code
     /// path for both forms. The double-scalar loop's code is as big as the instruction
     /// cache (see [`Projective::mul_by_16_one_body`]), and a branch on the form, or a
-    /// second copy of the addition, cost more there than an affine addition's
-    /// multiplication by 2 (Zen 5).
+    /// second copy of the addition, measured costlier there than an affine addition's
+    /// multiplication by 2.
     FromRows,
     /// Z1 + Z1: affine rows only.
     Doubled,
@@ -290,8 +290,8 @@ impl<F: LaneField> Projective<F> {
     /// copy compiled out of line, where code size is what matters: the double-scalar
     /// loop's point steps are AVX-512 code the size of the instruction cache, and with
     /// the two bodies of `mul_by_16` the IFMA loop missed it in some binaries' layouts
-    /// and ran up to 2.5× slower (docs/results.md). Inlined into the AVX2 loop, the
-    /// two bodies measured ~3 % faster.
+    /// and ran far slower (docs/results.md). Inlined into the AVX2 loop, the two bodies
+    /// measured a little faster.
     #[inline(always)]
     pub fn mul_by_16_one_body(&self) -> Extended<F> {
         let mut p = *self;

@@ -247,7 +247,7 @@ impl Parts<'_> {
 /// block's words, then four passes of 16 rounds that first extend the schedule in place
 /// (W_t overwrites W_(t−16)). Every pass is unrolled by hand so that the schedule's
 /// indices are constants and its 16 words stay in registers (as a rolled loop over
-/// t mod 16, LLVM kept them in memory; ~2 % slower on Zen 4).
+/// t mod 16, LLVM kept them in memory, and it measured slower).
 #[inline(always)]
 fn compress<W: LaneWords>(state: &mut [W; 8], mut w: [W; 16]) {
     macro_rules! pass {

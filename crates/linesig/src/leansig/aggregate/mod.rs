@@ -37,8 +37,8 @@ use p3_koala_bear::KoalaBear;
 use statement::{AggregateAir, Claim, Witness};
 
 /// The most signatures one proof covers: 64 rows each, a trace of 2^18 rows and
-/// 920 columns over an 8× LDE (some 9 GiB while proving; 2.2 GiB measured at 1,024).
-/// Split larger sets.
+/// 920 columns over an 8× LDE, several GiB while proving (docs/results.md has the
+/// measured peaks). Split larger sets.
 pub const MAX_SIGNATURES: usize = 4096;
 
 /// Why no proof was made.
