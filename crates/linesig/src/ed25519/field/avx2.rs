@@ -17,9 +17,9 @@
 //! - `sub` computes a + 8p − b, then carries. It is valid for any b whose limbs are below
 //!   8p's (2^29 − 8 even, 2^28 − 8 odd), which holds for every input above.
 //!
-//! Safety: `Fe4` values are made only by code reached from the AVX2 backend's entry
-//! point, which runs after `crate::cpu` found AVX2. So the AVX2 intrinsics
-//! below only execute on CPUs that have AVX2.
+//! Safety: `Fe4` values are made only by code reached from the AVX2 backend's kernels,
+//! which run after their path's `supported()` held. So the AVX2 intrinsics below only
+//! execute on CPUs that have AVX2.
 
 use core::arch::x86_64::*;
 use linesig_simd::u64x4::{add as add64, blend, splat};
