@@ -178,8 +178,23 @@ struct Measured {
 }
 
 impl PaillierBench {
-    fn state(&self) -> &Setup {
-        self.setup.as_ref().expect("measured after setup")
+    /// The keys, values and pools, split from `measured` so a step can read the one and
+    /// write the other.
+    fn parts(&mut self) -> (&PaillierBenchArgs, &Setup, &mut Measured) {
+        let setup = self.setup.as_ref().expect("measured after setup");
+        (&self.args, setup, &mut self.measured)
+    }
+}
+
+impl Setup {
+    /// The array call on one worker, and on all `workers` where that is more than one (a
+    /// second row of one worker would only time the same thing twice).
+    fn array_pools(&self, workers: usize) -> Vec<(usize, &Pool)> {
+        let mut pools = vec![(1, &self.pool_one)];
+        if workers > 1 {
+            pools.push((workers, &self.pool_all));
+        }
+        pools
     }
 }
 
@@ -217,22 +232,10 @@ fn decrypt_failures(values: &[Integer], out: &[Integer]) -> usize {
 }
 
 impl PaillierBench {
-    /// The array call on one worker, and on all workers where that is more than one (a
-    /// second row of one worker would only time the same thing twice).
-    fn array_pools(&self) -> Vec<(usize, &Pool)> {
-        let s = self.state();
-        let mut pools = vec![(1, &s.pool_one)];
-        if self.args.workers > 1 {
-            pools.push((self.args.workers, &s.pool_all));
-        }
-        pools
-    }
-
     /// linesig's three ways of encrypting, for textbook r^n and for DJN.
     fn encrypt_tables(&mut self, notes: &Notes) {
-        let (args, s) = (&self.args, self.state());
+        let (args, s, measured) = self.parts();
         let rate = |timings: Vec<Timing>| rates(args.count, median(timings));
-        let mut measured = Measured::default();
         for (operation, key, mode) in [
             ("encrypt (textbook r^n)", &s.public, Mode::Textbook),
             ("encrypt (DJN)", &s.djn_public, Mode::Djn),
@@ -248,7 +251,7 @@ impl PaillierBench {
                 });
             measured.failures += encrypt_failures(&s.private, &s.values, &single);
             let mut ways = vec![linesig_way(None, rate(t_single))];
-            for (workers, pool) in self.array_pools() {
+            for (workers, pool) in s.array_pools(args.workers) {
                 let (out, t) = repeated(args.repeat, notes, &array_call(workers), &mut || {
                     pool.encrypt(key, &s.values, mode).unwrap_or_default()
                 });
@@ -260,14 +263,11 @@ impl PaillierBench {
             }
             measured.tables.push(Table { operation, ways });
         }
-        self.measured.failures += measured.failures;
-        self.measured.tables.append(&mut measured.tables);
-        self.measured.sample_for_phe = measured.sample_for_phe;
     }
 
     /// linesig's three ways of decrypting; the array call on all workers is the headline.
     fn decrypt_table(&mut self, notes: &Notes) -> Result<(), CliError> {
-        let (args, s) = (&self.args, self.state());
+        let (args, s, measured) = self.parts();
         let ciphertexts = s
             .pool_all
             .encrypt(&s.public, &s.values, Mode::Textbook)
@@ -279,21 +279,18 @@ impl PaillierBench {
                 .filter_map(|c| s.private.decrypt(c).ok())
                 .collect()
         });
-        let mut failures = decrypt_failures(&s.values, &single);
+        measured.failures += decrypt_failures(&s.values, &single);
         let mut ways = vec![linesig_way(None, rates(args.count, median(t_single)))];
-        let mut decrypt_timing = None;
-        for (workers, pool) in self.array_pools() {
+        for (workers, pool) in s.array_pools(args.workers) {
             let (out, t) = repeated(args.repeat, notes, &array_call(workers), &mut || {
                 pool.decrypt(&s.private, &ciphertexts).unwrap_or_default()
             });
-            failures += decrypt_failures(&s.values, &out);
+            measured.failures += decrypt_failures(&s.values, &out);
             let timing = median(t);
             ways.push(linesig_way(Some(workers), rates(args.count, timing)));
-            decrypt_timing = Some(timing);
+            measured.decrypt_timing = Some(timing);
         }
-        self.measured.failures += failures;
-        self.measured.decrypt_timing = decrypt_timing;
-        self.measured.tables.push(Table {
+        measured.tables.push(Table {
             operation: "decrypt",
             ways,
         });
@@ -302,31 +299,26 @@ impl PaillierBench {
 
     /// phe in the same run, when it is installed and asked for.
     fn phe_yardstick(&mut self, notes: &Notes) {
-        if !self.args.phe {
-            self.measured.phe_note = Some("not measured (--yardstick none)".to_string());
+        let (args, s, measured) = self.parts();
+        if !args.phe {
+            measured.phe_note = Some("not measured (--yardstick none)".to_string());
             return;
         }
         notes.say("phe (python-paillier): the same key, one call at a time, threads, processes");
-        let s = self.setup.as_ref().expect("measured after setup");
-        match run_phe(
-            &self.args,
-            &s.private,
-            &s.values,
-            &self.measured.sample_for_phe,
-        ) {
+        match run_phe(args, &s.private, &s.values, &measured.sample_for_phe) {
             Ok(result) => {
-                let tables = &mut self.measured.tables;
-                add_phe(&mut tables[0], &result.encrypt, self.args.workers);
-                add_phe(&mut tables[1], &result.encrypt, self.args.workers);
-                add_phe(&mut tables[2], &result.decrypt, self.args.workers);
-                self.measured.phe = Some(result.info);
-                self.measured.cross = Some((result.cross_ok, result.cross_total));
+                let tables = &mut measured.tables;
+                add_phe(&mut tables[0], &result.encrypt, args.workers);
+                add_phe(&mut tables[1], &result.encrypt, args.workers);
+                add_phe(&mut tables[2], &result.decrypt, args.workers);
+                measured.phe = Some(result.info);
+                measured.cross = Some((result.cross_ok, result.cross_total));
             }
             Err(why) => {
                 // Asked for and not run: said on stderr too, so that a JSON reader or a
                 // script does not take an empty yardstick list for a measurement.
                 eprintln!("linesig: the phe yardstick did not run: {why}");
-                self.measured.phe_note = Some(why);
+                measured.phe_note = Some(why);
             }
         }
     }
@@ -382,7 +374,12 @@ impl Bench for PaillierBench {
     }
 
     fn report(self, operations: Vec<OperationRow>) -> Result<PaillierReport, CliError> {
-        let (args, s, measured) = (&self.args, self.state(), &self.measured);
+        let PaillierBench {
+            args,
+            setup,
+            measured,
+        } = self;
+        let s = setup.expect("measured after setup");
         let cross_ok = measured.cross.is_none_or(|(ok, total)| ok == total);
         let success = measured.failures == 0 && cross_ok;
         let mut head = Headline::new(
@@ -408,17 +405,14 @@ impl Bench for PaillierBench {
                 );
             }
         }
-        let djn_table_bytes = s.djn_public.djn_table_bytes();
-        let djn_table_build_seconds = s.djn_build.wall.as_secs_f64();
-        let measured = self.measured;
         Ok(PaillierReport {
             head,
-            key_bits: self.args.bits,
+            key_bits: args.bits,
             cores: linesig::available_cores(),
-            seed: self.args.seed,
-            repeats: self.args.repeat,
-            djn_table_bytes,
-            djn_table_build_seconds,
+            seed: args.seed,
+            repeats: args.repeat,
+            djn_table_bytes: s.djn_public.djn_table_bytes(),
+            djn_table_build_seconds: s.djn_build.wall.as_secs_f64(),
             phe: measured.phe,
             phe_note: measured.phe_note,
             tables: measured.tables,
