@@ -17,10 +17,14 @@
 //! queries, 16 bits of grinding, 100 conjectured bits; the versioned `LSAG` byte
 //! format, linesig's own and not leanMultisig's).
 
+pub mod lanes;
 pub mod poseidon1_air;
+mod prover;
 pub mod stark;
 pub mod statement;
 
+#[cfg(test)]
+mod lanes_tests;
 #[cfg(test)]
 mod soundness_tests;
 #[cfg(test)]
@@ -31,6 +35,7 @@ use super::{decode, decode_epoch_and_message, hash, ssz, Instance, MESSAGE_BYTES
 use crate::item::Item;
 use crate::verdict::{Reject, Verdict};
 use crate::verifier::SchemeVerifier;
+use lanes::ProverPath;
 use linesig_simd::Isa;
 use p3_field::PrimeCharacteristicRing;
 use p3_koala_bear::KoalaBear;
@@ -174,13 +179,13 @@ pub fn prove(instance: Instance, items: &[Item<'_>]) -> Result<AggregateProof, A
         .collect();
     let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
     let air = AggregateAir::new(&claims, capacity(instance));
+    let path = ProverPath::best();
     let trace = air.trace(&signers);
     let config = stark::config();
     let degree_bits = AggregateAir::degree_bits(items.len());
     let (prover_data, _) = p3_uni_stark::setup_preprocessed(&config, &air, degree_bits)
         .expect("the statement has public columns");
-    let proof =
-        p3_uni_stark::prove_with_preprocessed(&config, &air, trace, &[], Some(&prover_data));
+    let proof = prover::prove(&config, &air, trace, &prover_data, path);
     Ok(AggregateProof {
         bytes: stark::encode(items.len() as u32, &proof),
     })

@@ -91,23 +91,27 @@ impl AffineForm {
     /// Eight terms at a time through `dot_product`, which KoalaBear and its packings
     /// reduce once per call instead of once per product: the prover evaluates these
     /// forms at every point of the quotient domain.
-    fn apply<E: Algebra<KoalaBear>>(&self, vars: &[E]) -> E {
+    #[inline(always)]
+    fn apply<E: Algebra<KoalaBear>, V: Clone + Into<E>, Dot: ConstantDot<E>>(
+        &self,
+        vars: &[V],
+    ) -> E {
         const CHUNK: usize = 8;
         let mut sum = E::from(self.constant);
         let vars = &vars[..self.coefficients.len()];
         let mut coefficient_chunks = self.coefficients.chunks_exact(CHUNK);
         let mut var_chunks = vars.chunks_exact(CHUNK);
         for (c, v) in (&mut coefficient_chunks).zip(&mut var_chunks) {
-            let v: &[E; CHUNK] = v.try_into().expect("chunks_exact yields CHUNK");
-            let c: [E; CHUNK] = core::array::from_fn(|i| E::from(c[i]));
-            sum += E::dot_product(v, &c);
+            let v: [E; CHUNK] = array_from(|i| v[i].clone().into());
+            let c: &[KoalaBear; CHUNK] = c.try_into().expect("chunks_exact yields CHUNK");
+            sum += Dot::dot(&v, c);
         }
         for (&c, v) in coefficient_chunks
             .remainder()
             .iter()
             .zip(var_chunks.remainder())
         {
-            sum += v.clone() * c;
+            sum += v.clone().into() * c;
         }
         sum
     }
@@ -249,36 +253,35 @@ impl<const W: usize> Poseidon1Air<W> {
 
     /// [`fill_rounds`](Self::fill_rounds) keeping `kept` outputs (W for [`permute`](Self::permute)).
     fn fill_rounds_keeping(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear], kept: usize) {
-        let state = self.full_half(0, input, W, |pair, state, _| {
+        let mut state = input;
+        for pair in 0..HALF_COMMITS {
+            state = self.full_pair::<_, FieldDot>(FUSED * pair, &state, W);
             rounds[W * pair..W * (pair + 1)].copy_from_slice(&state);
-            state
-        });
+        }
         let partial_at = HALF_COMMITS * W;
         let mut vars = Vec::with_capacity(W + self.partial_rounds);
         vars.extend_from_slice(&state);
         for (r, form) in self.sbox_inputs.iter().enumerate() {
-            let cube = form.apply(&vars).cube();
+            let cube = form.apply::<KoalaBear, _, FieldDot>(&vars).cube();
             rounds[partial_at + r] = cube;
             vars.push(cube);
         }
-        let state = core::array::from_fn(|i| self.after_partial[i].apply(&vars));
+        let mut state = array_from(|i| self.after_partial[i].apply::<_, _, FieldDot>(&vars));
         let terminal = &mut rounds[partial_at + self.partial_rounds..];
-        self.full_half(
-            HALF_FULL + self.partial_rounds,
-            state,
-            kept,
-            |pair, state, len| {
-                terminal[W * pair..W * pair + len].copy_from_slice(&state[..len]);
-                state
-            },
-        );
+        for pair in 0..HALF_COMMITS {
+            let len = if pair + 1 == HALF_COMMITS { kept } else { W };
+            let first_round = HALF_FULL + self.partial_rounds + FUSED * pair;
+            state = self.full_pair::<_, FieldDot>(first_round, &state, len);
+            terminal[W * pair..W * pair + len].copy_from_slice(&state[..len]);
+        }
     }
 
     /// Constrain `block` (`columns()` variables of the current row) to be one
     /// permutation: 3·W + RP + K constraints (K the outputs kept), of degree 9
     /// (full-round pairs) and 3 (cubes).
+    #[inline(always)]
     pub fn eval<AB: AirBuilder<F = KoalaBear>>(&self, builder: &mut AB, block: &[AB::Var]) {
-        let input = core::array::from_fn(|i| block[i].into());
+        let input = array_from(|i| block[i].into());
         self.eval_rounds(builder, input, &block[W..]);
     }
 
@@ -287,8 +290,10 @@ impl<const W: usize> Poseidon1Air<W> {
     /// (the first pair of rounds raises them to degree 9): columns, or columns plus
     /// constants.
     ///
-    /// States are fixed arrays and the partial phase's variables one vector: the
-    /// prover calls this for every block at every point of the quotient domain.
+    /// The prover calls this for every block at every point of the quotient domain,
+    /// inside its quotient kernels: plain loops and fixed arrays, no closures handed to
+    /// other functions and no vectors, so that all of it inlines there.
+    #[inline(always)]
     pub fn eval_rounds<AB: AirBuilder<F = KoalaBear>>(
         &self,
         builder: &mut AB,
@@ -296,87 +301,129 @@ impl<const W: usize> Poseidon1Air<W> {
         rounds: &[AB::Var],
     ) {
         debug_assert_eq!(rounds.len(), self.round_columns());
-        let column = |at: usize| -> AB::Expr { rounds[at].into() };
-        self.full_half(0, input, W, |pair, state, _| {
+        // Each pair of rounds starts from the committed columns, so that no expression
+        // grows past two rounds (degree 9).
+        let mut state = input;
+        for pair in 0..HALF_COMMITS {
             let at = W * pair;
-            assert_block(builder, state, &rounds[at..at + W]);
-            core::array::from_fn(|i| column(at + i))
-        });
+            let computed = self.full_pair::<_, MixedDot>(FUSED * pair, &state, W);
+            assert_block(builder, computed, &rounds[at..at + W]);
+            state = array_from(|i| rounds[at + i].into());
+        }
         // Partial-phase variables: the fourth full round's output, then the cubes.
         let partial_at = HALF_COMMITS * W;
-        let partial: Vec<AB::Expr> = (partial_at - W..partial_at + self.partial_rounds)
-            .map(column)
-            .collect();
+        let partial = &rounds[partial_at - W..partial_at + self.partial_rounds];
         for (r, form) in self.sbox_inputs.iter().enumerate() {
-            builder.assert_eq(form.apply(&partial).cube(), partial[W + r].clone());
+            builder.assert_eq(
+                form.apply::<AB::Expr, _, MixedDot>(partial).cube(),
+                partial[W + r],
+            );
         }
         // The first terminal round reads the affine state, not committed columns.
         let terminal_at = partial_at + self.partial_rounds;
-        let state = core::array::from_fn(|i| self.after_partial[i].apply(&partial));
-        self.full_half(
-            HALF_FULL + self.partial_rounds,
-            state,
-            self.kept,
-            |pair, state, len| {
-                let at = terminal_at + W * pair;
-                assert_block(builder, state, &rounds[at..at + len]);
-                // Past the last pair nothing reads the state; unkept elements are zero.
-                core::array::from_fn(|i| {
-                    if i < len {
-                        column(at + i)
-                    } else {
-                        AB::Expr::ZERO
-                    }
-                })
-            },
-        );
-    }
-
-    /// The four full rounds of one half from `first_round`, handing the state after
-    /// each pair to `commit` (with the pair's index in the half and how many of its
-    /// elements were computed) and going on from what it returns: the same values when
-    /// filling the trace, the committed columns when constraining (so no expression
-    /// grows past two rounds, degree 9). The half's last round computes only the first
-    /// `last_outputs` elements.
-    fn full_half<E: Algebra<KoalaBear>>(
-        &self,
-        first_round: usize,
-        mut state: [E; W],
-        last_outputs: usize,
-        mut commit: impl FnMut(usize, [E; W], usize) -> [E; W],
-    ) -> [E; W] {
-        for k in 0..HALF_FULL {
-            let outputs = if k + 1 == HALF_FULL { last_outputs } else { W };
-            state = self.full_round(first_round + k, &state, outputs);
-            if (k + 1) % FUSED == 0 {
-                state = commit(k / FUSED, state, outputs);
+        let mut state: [AB::Expr; W] = [AB::Expr::ZERO; W];
+        for (x, form) in state.iter_mut().zip(&self.after_partial) {
+            *x = form.apply::<_, _, MixedDot>(partial);
+        }
+        for pair in 0..HALF_COMMITS {
+            let at = terminal_at + W * pair;
+            let len = if pair + 1 == HALF_COMMITS {
+                self.kept
+            } else {
+                W
+            };
+            let first_round = HALF_FULL + self.partial_rounds + FUSED * pair;
+            let computed = self.full_pair::<_, MixedDot>(first_round, &state, len);
+            assert_block(builder, computed, &rounds[at..at + len]);
+            // Past the last pair nothing reads the state.
+            if pair + 1 < HALF_COMMITS {
+                state = array_from(|i| rounds[at + i].into());
             }
         }
-        state
+    }
+
+    /// Two full rounds from `first_round`, the second computing only its first
+    /// `outputs` elements (the rest zero): on field elements (filling the trace) or on
+    /// the constraint builder's expressions, one code path for both.
+    #[inline(always)]
+    fn full_pair<E: Algebra<KoalaBear>, Dot: ConstantDot<E>>(
+        &self,
+        first_round: usize,
+        state: &[E; W],
+        outputs: usize,
+    ) -> [E; W] {
+        let middle = self.full_round::<E, Dot>(first_round, state, W);
+        self.full_round::<E, Dot>(first_round + 1, &middle, outputs)
     }
 
     /// The first `outputs` elements of MDS · (state + round constants)^3 (the rest
-    /// zero), on field elements (filling the trace) or on the constraint builder's
-    /// expressions. Each output is one `dot_product` (one reduction per row of the
-    /// matrix on KoalaBear and its packings, not W).
-    fn full_round<E: Algebra<KoalaBear>>(
+    /// zero). Each output is one `mixed_dot_product` with the matrix row (one reduction
+    /// per row on the prover's lanes and on Plonky3's packings, not W).
+    #[inline(always)]
+    fn full_round<E: Algebra<KoalaBear>, Dot: ConstantDot<E>>(
         &self,
         round: usize,
         state: &[E; W],
         outputs: usize,
     ) -> [E; W] {
+        // Loops, not closures: LLVM declines to inline a closure this large into the
+        // quotient kernels.
         let constants = &self.round_constants[round];
-        let cubed: [E; W] = core::array::from_fn(|i| (state[i].clone() + constants[i]).cube());
-        core::array::from_fn(|i| {
-            if i < outputs {
-                E::dot_product(&cubed, &self.mds[i].map(E::from))
-            } else {
-                E::ZERO
-            }
-        })
+        let mut cubed = [E::ZERO; W];
+        for ((c, x), &k) in cubed.iter_mut().zip(state).zip(constants) {
+            *c = (x.clone() + k).cube();
+        }
+        let mut out = [E::ZERO; W];
+        for (o, row) in out.iter_mut().zip(&self.mds).take(outputs) {
+            *o = Dot::dot(&cubed, row);
+        }
+        out
     }
 }
 
+/// Σ a_i·c_i over element constants c, the way each caller's values do it fastest:
+/// field elements (filling the trace) with KoalaBear's `dot_product`, one reduction for
+/// the whole sum; the constraint builders' expressions with `mixed_dot_product`, which
+/// the prover's lanes reduce once per two products.
+pub(crate) trait ConstantDot<E> {
+    fn dot<const N: usize>(a: &[E; N], c: &[KoalaBear; N]) -> E;
+}
+
+/// [`ConstantDot`] for the constraint builders.
+pub(crate) struct MixedDot;
+
+impl<E: Algebra<KoalaBear>> ConstantDot<E> for MixedDot {
+    #[inline(always)]
+    fn dot<const N: usize>(a: &[E; N], c: &[KoalaBear; N]) -> E {
+        E::mixed_dot_product(a, c)
+    }
+}
+
+/// [`ConstantDot`] for the trace.
+pub(crate) struct FieldDot;
+
+impl ConstantDot<KoalaBear> for FieldDot {
+    #[inline(always)]
+    fn dot<const N: usize>(a: &[KoalaBear; N], c: &[KoalaBear; N]) -> KoalaBear {
+        KoalaBear::dot_product(a, c)
+    }
+}
+
+/// `[f(0), …, f(N − 1)]` in a plain loop. `core::array::from_fn` is not always inlined,
+/// and the quotient kernels need every function between them and the lane operations
+/// inlined (a call leaves the kernel's target features behind).
+#[inline(always)]
+pub(crate) fn array_from<E: PrimeCharacteristicRing, const N: usize>(
+    mut f: impl FnMut(usize) -> E,
+) -> [E; N] {
+    let mut out = [E::ZERO; N];
+    for (i, x) in out.iter_mut().enumerate() {
+        *x = f(i);
+    }
+    out
+}
+
+#[inline(always)]
 fn assert_block<AB: AirBuilder, const W: usize>(
     builder: &mut AB,
     computed: [AB::Expr; W],

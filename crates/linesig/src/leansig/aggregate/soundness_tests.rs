@@ -15,7 +15,7 @@ use p3_field::{PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::KoalaBear;
 use p3_matrix::dense::RowMajorMatrix;
 
-struct Case {
+pub(super) struct Case {
     public_key: Vec<u8>,
     message: Vec<u8>,
     signature: Vec<u8>,
@@ -23,7 +23,7 @@ struct Case {
     valid: bool,
 }
 
-fn cases() -> Vec<Case> {
+pub(super) fn cases() -> Vec<Case> {
     let path = format!(
         "{}/../../../shared/vectors/leansig/leansig_devnet4_c08a3ba_L32_dim46.json",
         env!("CARGO_MANIFEST_DIR")
@@ -48,13 +48,13 @@ fn item(c: &Case) -> Item<'_> {
     Item::new(&c.public_key, &c.message, &c.signature).with_context(&c.epoch)
 }
 
-fn valid(cases: &[Case]) -> Vec<Item<'_>> {
+pub(super) fn valid(cases: &[Case]) -> Vec<Item<'_>> {
     cases.iter().filter(|c| c.valid).map(item).collect()
 }
 
 const DEVNET4: Instance = Instance::Devnet4;
 
-fn signers(items: &[Item<'_>]) -> Vec<(Claim, Witness)> {
+pub(super) fn signers(items: &[Item<'_>]) -> Vec<(Claim, Witness)> {
     items
         .iter()
         .map(|item| signer(DEVNET4, item).unwrap())

@@ -50,7 +50,7 @@ use p3_uni_stark::{Proof, StarkConfig};
 /// arithmetic, and BLAKE3 on bytes runs several times faster than Poseidon2 on field
 /// elements where Plonky3 has no SIMD packing (any build not compiled for the CPU).
 type NodeCompress = CompressionFunctionFromHasher<Blake3, 2, 32>;
-type ValMmcs = MerkleTreeMmcs<KoalaBear, u8, Blake3Rows, NodeCompress, 2, 32>;
+pub(crate) type ValMmcs = MerkleTreeMmcs<KoalaBear, u8, Blake3Rows, NodeCompress, 2, 32>;
 
 /// BLAKE3 of a row: its elements' canonical values as 4 little-endian bytes each,
 /// hashed in one call. A 920-column row is four BLAKE3 chunks, which one call hashes
@@ -78,7 +78,7 @@ impl CryptographicHasher<KoalaBear, [u8; 32]> for Blake3Rows {
 }
 /// The extension field challenges are drawn from.
 pub type Challenge = BinomialExtensionField<KoalaBear, 4>;
-type ChallengeMmcs = ExtensionMmcs<KoalaBear, Challenge, ValMmcs>;
+pub(crate) type ChallengeMmcs = ExtensionMmcs<KoalaBear, Challenge, ValMmcs>;
 type Challenger = SerializingChallenger32<KoalaBear, HashChallenger<u8, Blake3, 32>>;
 type Pcs = TwoAdicFriPcs<KoalaBear, Radix2DitParallel<KoalaBear>, ValMmcs, ChallengeMmcs>;
 /// The STARK configuration of every aggregate proof.
@@ -113,32 +113,44 @@ pub const FORMAT_VERSION: u8 = 3;
 
 /// The configuration: deterministic (BLAKE3 has no keys, the transcript a fixed start).
 pub fn config() -> Config {
-    let mmcs = ValMmcs::new(Blake3Rows, NodeCompress::new(Blake3), MERKLE_CAP_HEIGHT);
-    let fri = FriParameters {
-        log_blowup: LOG_BLOWUP,
-        log_final_poly_len: LOG_FINAL_POLY_LEN,
-        max_log_arity: MAX_LOG_FOLDING_ARITY,
-        num_queries: NUM_QUERIES,
-        commit_proof_of_work_bits: 0,
-        query_proof_of_work_bits: QUERY_POW_BITS,
-        mmcs: ChallengeMmcs::new(mmcs.clone()),
-    };
-    let pcs = Pcs::new(Radix2DitParallel::default(), mmcs, fri);
+    let pcs = Pcs::new(Radix2DitParallel::default(), input_mmcs(), fri_parameters());
     Config::new(
         pcs,
         Challenger::from_hasher(DOMAIN_SEPARATOR.to_vec(), Blake3),
     )
 }
 
-/// The KoalaBear arithmetic this build proves with: Plonky3 picks its packed field
-/// when it is compiled (`target_feature`), not at run time, so a portable x86-64 binary
-/// proves with scalar arithmetic, several times slower than one built for the CPU.
-pub fn field_arithmetic() -> String {
-    match <<KoalaBear as Field>::Packing as PackedValue>::WIDTH {
-        1 => "scalar (build with RUSTFLAGS=\"-C target-cpu=native\" to prove up to ~2x faster)"
-            .to_string(),
-        lanes => format!("SIMD, {lanes} lanes"),
+/// The commitment scheme of the trace, preprocessed and quotient matrices ([`Config`]'s).
+pub(crate) fn input_mmcs() -> ValMmcs {
+    ValMmcs::new(Blake3Rows, NodeCompress::new(Blake3), MERKLE_CAP_HEIGHT)
+}
+
+/// The FRI parameters ([`Config`]'s).
+pub(crate) fn fri_parameters() -> FriParameters<ChallengeMmcs> {
+    FriParameters {
+        log_blowup: LOG_BLOWUP,
+        log_final_poly_len: LOG_FINAL_POLY_LEN,
+        max_log_arity: MAX_LOG_FOLDING_ARITY,
+        num_queries: NUM_QUERIES,
+        commit_proof_of_work_bits: 0,
+        query_proof_of_work_bits: QUERY_POW_BITS,
+        mmcs: ChallengeMmcs::new(input_mmcs()),
     }
+}
+
+/// The KoalaBear arithmetic this build proves with, for reports: the lanes the
+/// constraint evaluation and the opening run on (chosen at run time, [`super::lanes`]),
+/// and Plonky3's compile-time packing, which the rest (the LDEs' DFTs, FRI folding)
+/// runs on.
+pub fn field_arithmetic() -> String {
+    let plonky3 = match <<KoalaBear as Field>::Packing as PackedValue>::WIDTH {
+        1 => "scalar (not built for the CPU)".to_string(),
+        lanes => format!("{lanes} lanes"),
+    };
+    format!(
+        "constraints and openings on {} lanes (chosen at run time), DFTs and FRI in Plonky3's {plonky3}",
+        super::lanes::ProverPath::best().name()
+    )
 }
 
 /// Why proof bytes did not decode.

@@ -38,7 +38,8 @@
 //!   free, and the last level's output must equal the public root.
 
 use super::poseidon1_air::{
-    poseidon1_16, poseidon1_24, round_columns, round_output_offset, Poseidon1Air, CONSTRAINT_DEGREE,
+    array_from, poseidon1_16, poseidon1_24, round_columns, round_output_offset, Poseidon1Air,
+    CONSTRAINT_DEGREE,
 };
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_field::{Field, PrimeCharacteristicRing, PrimeField32};
@@ -531,17 +532,18 @@ impl BaseAir<F> for AggregateAir {
 }
 
 impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
+    /// Inlined into each quotient kernel, so that the lane operations inline too.
+    #[inline(always)]
     fn eval(&self, builder: &mut AB) {
-        // The main rows are read in place (the window does not borrow the builder); the
-        // preprocessed row is copied, as `preprocessed()` does.
+        // Both rows are read in place from windows of our own (a window does not borrow
+        // the builder); nothing is allocated, as the prover's quotient kernels run this
+        // at every point.
         let main = builder.main();
         let (local, next) = (main.current_slice(), main.next_slice());
-        let public: Vec<AB::Var> = builder.preprocessed().current_slice().to_vec();
+        let preprocessed = builder.preprocessed().clone();
+        let public = preprocessed.current_slice();
         let expr = |v: AB::Var| -> AB::Expr { v.into() };
-        let param: Vec<AB::Expr> = public[P_PARAM..P_PARAM + PARAM]
-            .iter()
-            .map(|&v| v.into())
-            .collect();
+        let param: [AB::Expr; PARAM] = array_from(|k| public[P_PARAM + k].into());
         let hold = public[P_HOLD];
 
         // Chain steps: input value ‖ parameter ‖ tweak ‖ 0; a set flag adds the
@@ -550,7 +552,7 @@ impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
         for j in 0..STEPS {
             let at = slot(j);
             let flag = local[at];
-            let input = core::array::from_fn(|i| match i {
+            let input = array_from(|i| match i {
                 0..HASH => expr(local[value(j) + i]),
                 HASH..13 => param[i - HASH].clone(),
                 13 | 14 => expr(public[P_CHAIN_TWEAK + 2 * j + i - 13]),
@@ -688,7 +690,7 @@ impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
 
         // The tree: lane A takes the row's node, lane B lane A's output.
         let tree = public[P_TREE];
-        let mut node: Vec<AB::Expr> = local[NODE..NODE + HASH].iter().map(|&v| v.into()).collect();
+        let mut node: [AB::Expr; HASH] = array_from(|k| local[NODE + k].into());
         for (lane, tweak_at, left, right) in [
             (lane_a, P_TWEAK_A, P_LEFT_A, P_RIGHT_A),
             (lane_b, P_TWEAK_B, P_LEFT_B, P_RIGHT_B),
@@ -704,7 +706,7 @@ impl<AB: AirBuilder<F = F>> Air<AB> for AggregateAir {
                 builder.assert_zero(public[left] * (lane[7 + k] - node[k].clone()));
                 builder.assert_zero(public[right] * (lane[15 + k] - node[k].clone()));
             }
-            node = (0..HASH).map(|k| lane[OUT24 + k] + lane[k]).collect();
+            node = array_from(|k| lane[OUT24 + k] + lane[k]);
         }
         for k in 0..HASH {
             builder.assert_zero(public[P_TREE_NEXT] * (next[NODE + k] - node[k].clone()));

@@ -1,0 +1,179 @@
+//! The opening's two large products over lanes (Plonky3's `rowwise_packed_dot_product`
+//! and the column sums of its barycentric interpolation):
+//! - [`row_dots`]: Σ_c α^c·M[r][c] for every row r of an LDE (each of its 2^(n+3) rows,
+//!   every committed column);
+//! - [`column_dots`]: Σ_r w_r·M[r][c] for every column c of the first rows.
+//!
+//! M is in the base field and α^c, w_r in the degree-4 extension: each product is four
+//! base products, one per coordinate, sixteen columns (rows) per lane operation.
+
+use super::lanes16::{monty_words, WIDTH};
+use super::ProverPath;
+use crate::leansig::aggregate::stark::Challenge;
+use crate::leansig::lanes::portable::Portable;
+use crate::leansig::lanes::{from_monty, KoalaLanes, P};
+use p3_field::{BasedVectorSpace, PrimeCharacteristicRing};
+use p3_koala_bear::KoalaBear;
+use rayon::prelude::*;
+
+/// Coordinates of an extension element.
+const D: usize = 4;
+/// Rows per parallel task.
+const ROWS_PER_TASK: usize = 256;
+
+/// The four coordinates of each of `values` as Montgomery words, coordinate-major and
+/// zero-padded to whole lanes: `[d][c]` at `d * padded + c`.
+fn coordinate_words(values: &[Challenge], padded: usize) -> Vec<u32> {
+    let mut out = vec![0; D * padded];
+    for (c, v) in values.iter().enumerate() {
+        let coordinates: &[KoalaBear] = v.as_basis_coefficients_slice();
+        for (d, &x) in monty_words(coordinates).iter().enumerate() {
+            out[d * padded + c] = x;
+        }
+    }
+    out
+}
+
+/// An extension element from four Montgomery words.
+fn challenge(words: [u32; D]) -> Challenge {
+    Challenge::from_basis_coefficients_fn(|d| KoalaBear::from_u32(from_monty(words[d])))
+}
+
+/// Σ_k lanes[k] mod p, as a Montgomery word (a sum of Montgomery forms is the form of
+/// the sum).
+fn lane_sum(lanes: &[u32]) -> u32 {
+    (lanes.iter().map(|&x| x as u64).sum::<u64>() % P as u64) as u32
+}
+
+/// Σ_c powers[c]·row[c] for every row of the row-major `values` (`width` columns);
+/// `powers` has at least `width` elements.
+pub(crate) fn row_dots(
+    path: ProverPath,
+    values: &[KoalaBear],
+    width: usize,
+    powers: &[Challenge],
+) -> Vec<Challenge> {
+    assert!(powers.len() >= width && values.len().is_multiple_of(width));
+    let padded = width.next_multiple_of(WIDTH);
+    let powers = coordinate_words(&powers[..width], padded);
+    let mut out = vec![Challenge::ZERO; values.len() / width];
+    let kernel = match path {
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx512 => super::avx512::row_dots,
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx2 => super::avx2::row_dots,
+        _ => row_dots_lanes::<Portable<WIDTH>>,
+    };
+    out.par_chunks_mut(ROWS_PER_TASK)
+        .zip(values.par_chunks(ROWS_PER_TASK * width))
+        .for_each(|(out, rows)| kernel(monty_words(rows), width, &powers, out));
+    out
+}
+
+/// Σ_r weights[r]·row_r[c] for every column c of the row-major `values` (`width`
+/// columns, `weights.len()` rows).
+pub(crate) fn column_dots(
+    path: ProverPath,
+    values: &[KoalaBear],
+    width: usize,
+    weights: &[Challenge],
+) -> Vec<Challenge> {
+    assert_eq!(values.len(), weights.len() * width);
+    let padded = width.next_multiple_of(WIDTH);
+    let kernel = match path {
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx512 => super::avx512::column_dots,
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx2 => super::avx2::column_dots,
+        _ => column_dots_lanes::<Portable<WIDTH>>,
+    };
+    let sums = values
+        .par_chunks(ROWS_PER_TASK * width)
+        .zip(weights.par_chunks(ROWS_PER_TASK))
+        .map(|(rows, weights)| {
+            let weights: Vec<[u32; D]> = weights
+                .iter()
+                .map(|w| core::array::from_fn(|d| monty_words(w.as_basis_coefficients_slice())[d]))
+                .collect();
+            let mut sums = vec![0u32; D * padded];
+            kernel(monty_words(rows), width, &weights, &mut sums);
+            sums
+        })
+        .reduce_with(|mut a, b| {
+            for (a, b) in a.iter_mut().zip(b) {
+                *a = crate::leansig::lanes::add_mod(*a, b);
+            }
+            a
+        })
+        .expect("at least one row");
+    (0..width)
+        .map(|c| challenge(core::array::from_fn(|d| sums[d * padded + c])))
+        .collect()
+}
+
+/// [`row_dots`] of whole rows `rows` (Montgomery words) into `out`, one row at a time:
+/// four accumulators of sixteen columns, summed across lanes at the end of the row.
+#[inline(always)]
+pub(super) fn row_dots_lanes<L: KoalaLanes>(
+    rows: &[u32],
+    width: usize,
+    powers: &[u32],
+    out: &mut [Challenge],
+) {
+    // Plain loops, no closures: a closure would not inherit the kernel's features.
+    let padded = powers.len() / D;
+    let mut tail = [0u32; WIDTH];
+    for (row, out) in rows.chunks_exact(width).zip(out) {
+        let mut acc = [L::splat(0); D];
+        for at in (0..width).step_by(WIDTH) {
+            let x = if at + WIDTH <= width {
+                L::load(&row[at..])
+            } else {
+                tail[..width - at].copy_from_slice(&row[at..]);
+                L::load(&tail)
+            };
+            for (d, acc) in acc.iter_mut().enumerate() {
+                *acc = acc.add(x.mul(L::load(&powers[d * padded + at..])));
+            }
+        }
+        let mut words = [0u32; D];
+        for (word, acc) in words.iter_mut().zip(acc) {
+            let mut lanes = [0u32; WIDTH];
+            acc.store(&mut lanes);
+            *word = lane_sum(&lanes);
+        }
+        *out = challenge(words);
+    }
+}
+
+/// [`column_dots`] of `rows` (Montgomery words) added into `sums` (`[d][c]`, padded).
+#[inline(always)]
+pub(super) fn column_dots_lanes<L: KoalaLanes>(
+    rows: &[u32],
+    width: usize,
+    weights: &[[u32; D]],
+    sums: &mut [u32],
+) {
+    let padded = sums.len() / D;
+    let mut tail = [0u32; WIDTH];
+    for at in (0..padded).step_by(WIDTH) {
+        let mut acc = [L::splat(0); D];
+        let lanes = (width - at).min(WIDTH);
+        for (row, weight) in rows.chunks_exact(width).zip(weights) {
+            let x = if lanes == WIDTH {
+                L::load(&row[at..])
+            } else {
+                tail[..lanes].copy_from_slice(&row[at..width]);
+                L::load(&tail)
+            };
+            for (acc, &w) in acc.iter_mut().zip(weight) {
+                *acc = acc.add(x.mul(L::splat(w)));
+            }
+        }
+        for (d, acc) in acc.iter().enumerate() {
+            let sum = &mut sums[d * padded + at..d * padded + at + WIDTH];
+            let before = L::load(sum);
+            before.add(*acc).store(sum);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The prover's field arithmetic in KoalaBear lanes chosen at run time.
+//!
+//! Plonky3 computes over `KoalaBear::Packing`, which it picks when it is compiled
+//! (`target_feature`): in a portable x86-64 build that is one scalar element, and a
+//! prover built for the CPU runs about twice as fast. The steps that dominate an
+//! aggregate's proving time run here instead, over the leanSig lanes (`U32x16` on
+//! AVX-512F, two `__m256i` on AVX2), inside one kernel per ISA path compiled with that
+//! path's features so that the lane operations inline into it:
+//! - [`quotient`]: the statement's constraints at every point of the quotient domain
+//!   (8× the trace), the same AIR code (`eval`, generic over the builder) over
+//!   [`Lanes16`], sixteen points at a time;
+//! - [`dots`]: the opening's two large products, each LDE row with the powers of the
+//!   batching challenge, and the columns of the low rows with the barycentric weights.
+//!
+//! On a CPU with neither path, Plonky3's own code runs ([`ProverPath::Plonky3`]). The
+//! values are exact whichever path computes them, so the proofs are the same bytes:
+//! tests compare each path with Plonky3's, and whole proofs with Plonky3's prover's.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+pub(crate) mod dots;
+mod lanes16;
+pub(crate) mod quotient;
+
+#[cfg(test)]
+pub(crate) use lanes16::monty_words;
+pub(crate) use lanes16::Lanes16;
+
+/// Which code does the prover's field arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProverPath {
+    /// Plonky3's own, over `KoalaBear::Packing` (scalar unless the build targets the
+    /// CPU).
+    Plonky3,
+    /// Sixteen points per `U32x16` (AVX-512F).
+    Avx512,
+    /// Sixteen points per two `__m256i` (AVX2).
+    Avx2,
+}
+
+impl ProverPath {
+    /// The fastest path this CPU runs.
+    pub fn best() -> Self {
+        Self::supported()[0]
+    }
+
+    /// The paths this CPU runs, fastest first; Plonky3's always.
+    pub fn supported() -> Vec<Self> {
+        let mut paths = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if avx512::supported() {
+                paths.push(Self::Avx512);
+            }
+            if avx2::supported() {
+                paths.push(Self::Avx2);
+            }
+        }
+        paths.push(Self::Plonky3);
+        paths
+    }
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Plonky3 => "plonky3",
+            Self::Avx512 => "avx512",
+            Self::Avx2 => "avx2",
+        }
+    }
+}
+
+/// The kernels of one ISA path, expanded in its `isa_path!` module over its sixteen-lane
+/// type: each generic body compiled with the path's features (its `kernels!`), behind a
+/// safe function that asserts CPU support first.
+macro_rules! prover_kernels {
+    ($lanes:ty) => {
+        use $crate::leansig::aggregate::lanes::{dots, quotient};
+        use $crate::leansig::aggregate::stark::Challenge;
+        use p3_koala_bear::KoalaBear;
+        use p3_matrix::Matrix;
+
+        kernels! {
+            fn quotient_kernel<M: Matrix<KoalaBear>>(
+                job: &quotient::QuotientJob<'_, M>,
+                start: usize,
+                out: &mut [Challenge],
+            ) {
+                quotient::evaluate_lanes::<$lanes, M>(job, start, out)
+            }
+
+            fn row_dots_kernel(rows: &[u32], width: usize, powers: &[u32], out: &mut [Challenge]) {
+                dots::row_dots_lanes::<$lanes>(rows, width, powers, out)
+            }
+
+            fn column_dots_kernel(rows: &[u32], width: usize, weights: &[[u32; 4]], sums: &mut [u32]) {
+                dots::column_dots_lanes::<$lanes>(rows, width, weights, sums)
+            }
+        }
+
+        /// The quotient at `out.len()` points from `start`.
+        pub(super) fn quotient<M: Matrix<KoalaBear>>(
+            job: &quotient::QuotientJob<'_, M>,
+            start: usize,
+            out: &mut [Challenge],
+        ) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { quotient_kernel(job, start, out) }
+        }
+
+        /// [`dots::row_dots`] of whole rows.
+        pub(super) fn row_dots(rows: &[u32], width: usize, powers: &[u32], out: &mut [Challenge]) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { row_dots_kernel(rows, width, powers, out) }
+        }
+
+        /// [`dots::column_dots`] of some rows, added into `sums`.
+        pub(super) fn column_dots(rows: &[u32], width: usize, weights: &[[u32; 4]], sums: &mut [u32]) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { column_dots_kernel(rows, width, weights, sums) }
+        }
+    };
+}
+use prover_kernels;

@@ -1,0 +1,104 @@
+//! The run-time-dispatched prover against Plonky3's: each path this CPU runs proves
+//! the very bytes `p3_uni_stark::prove_with_preprocessed` proves, and the opening's
+//! products equal their definitions on shapes that are not whole lanes.
+
+use super::lanes::dots::{column_dots, row_dots};
+use super::lanes::ProverPath;
+use super::soundness_tests::{cases, signers, valid};
+use super::statement::{AggregateAir, Claim};
+use super::{capacity, prover, stark, Instance};
+use crate::leansig::lanes::to_monty;
+use p3_field::{BasedVectorSpace, PrimeCharacteristicRing, PrimeField32};
+use p3_koala_bear::KoalaBear;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+type Challenge = stark::Challenge;
+
+fn random_element(rng: &mut ChaCha8Rng) -> KoalaBear {
+    KoalaBear::from_u32(rng.gen_range(0..KoalaBear::ORDER_U32))
+}
+
+fn random_challenge(rng: &mut ChaCha8Rng) -> Challenge {
+    Challenge::from_basis_coefficients_fn(|_| random_element(rng))
+}
+
+#[test]
+fn lanes_read_plonky3s_montgomery_words() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut elements: Vec<KoalaBear> = (0..1000).map(|_| random_element(&mut rng)).collect();
+    elements.extend([KoalaBear::ZERO, KoalaBear::ONE, KoalaBear::NEG_ONE]);
+    let words = super::lanes::monty_words(&elements);
+    for (x, &w) in elements.iter().zip(words) {
+        assert_eq!(w, to_monty(x.as_canonical_u32()), "{x}");
+    }
+}
+
+#[test]
+fn every_path_proves_plonky3s_bytes() {
+    let cases = cases();
+    let items = valid(&cases);
+    assert!(items.len() >= 3, "the shared vectors have valid signatures");
+    let paths = ProverPath::supported();
+    eprintln!("paths on this CPU: {paths:?}");
+    for count in [1, 3] {
+        let signers = signers(&items[..count]);
+        let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
+        let air = AggregateAir::new(&claims, capacity(Instance::Devnet4));
+        let config = stark::config();
+        let degree_bits = AggregateAir::degree_bits(count);
+        let (prover_data, _) =
+            p3_uni_stark::setup_preprocessed(&config, &air, degree_bits).expect("public columns");
+        let reference = stark::encode(
+            count as u32,
+            &p3_uni_stark::prove_with_preprocessed(
+                &config,
+                &air,
+                air.trace(&signers),
+                &[],
+                Some(&prover_data),
+            ),
+        );
+        for &path in &paths {
+            let proof = prover::prove(&config, &air, air.trace(&signers), &prover_data, path);
+            assert!(
+                stark::encode(count as u32, &proof) == reference,
+                "{count} signers: the {} path's proof differs from Plonky3's",
+                path.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_opening_products_are_their_definitions() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    // Widths around a lane's sixteen, row counts around a task's 256 rows.
+    for (rows, width) in [(1, 1), (3, 15), (300, 16), (257, 37), (64, 920)] {
+        let values: Vec<KoalaBear> = (0..rows * width)
+            .map(|_| random_element(&mut rng))
+            .collect();
+        let powers: Vec<Challenge> = (0..width + 3).map(|_| random_challenge(&mut rng)).collect();
+        let weights: Vec<Challenge> = (0..rows).map(|_| random_challenge(&mut rng)).collect();
+        let row_expected: Vec<Challenge> = values
+            .chunks(width)
+            .map(|row| row.iter().zip(&powers).map(|(&x, &p)| p * x).sum())
+            .collect();
+        let column_expected: Vec<Challenge> = (0..width)
+            .map(|c| (0..rows).map(|r| weights[r] * values[r * width + c]).sum())
+            .collect();
+        for path in ProverPath::supported() {
+            let name = path.name();
+            assert_eq!(
+                row_dots(path, &values, width, &powers),
+                row_expected,
+                "{name} {rows}x{width}"
+            );
+            assert_eq!(
+                column_dots(path, &values, width, &weights),
+                column_expected,
+                "{name} {rows}x{width}"
+            );
+        }
+    }
+}
