@@ -45,7 +45,7 @@ fn every_path_proves_plonky3s_bytes() {
         let signers = signers(&items[..count]);
         let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
         let air = AggregateAir::new(&claims, capacity(Instance::Devnet4));
-        let config = stark::config();
+        let config = stark::config_on(ProverPath::Plonky3);
         let degree_bits = AggregateAir::degree_bits(count);
         let (prover_data, _) =
             p3_uni_stark::setup_preprocessed(&config, &air, degree_bits).expect("public columns");
@@ -60,6 +60,7 @@ fn every_path_proves_plonky3s_bytes() {
             ),
         );
         for &path in &paths {
+            let config = stark::config_on(path);
             let proof = prover::prove(&config, &air, air.trace(&signers), &prover_data, path);
             assert!(
                 stark::encode(count as u32, &proof) == reference,
@@ -98,6 +99,40 @@ fn the_opening_products_are_their_definitions() {
                 column_dots(path, &values, width, &weights),
                 column_expected,
                 "{name} {rows}x{width}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_path_extends_as_plonky3() {
+    use super::lanes::dft::LanesDft;
+    use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
+    use p3_matrix::dense::RowMajorMatrix;
+    use p3_matrix::Matrix;
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let reference = Radix2DitParallel::<KoalaBear>::default();
+    // Heights across the in-cache block (2^11 rows), widths around a lane's sixteen.
+    for (log_height, width, added_bits) in
+        [(0, 3, 3), (1, 16, 1), (5, 17, 3), (12, 33, 3), (13, 9, 2)]
+    {
+        let height = 1 << log_height;
+        let values: Vec<KoalaBear> = (0..height * width)
+            .map(|_| random_element(&mut rng))
+            .collect();
+        let shift = random_element(&mut rng);
+        let matrix = RowMajorMatrix::new(values, width);
+        let expected = reference
+            .coset_lde_batch(matrix.clone(), added_bits, shift)
+            .to_row_major_matrix();
+        for path in ProverPath::supported() {
+            let got = LanesDft::on(path)
+                .coset_lde_batch(matrix.clone(), added_bits, shift)
+                .to_row_major_matrix();
+            assert!(
+                got == expected,
+                "{} 2^{log_height}x{width} +{added_bits}",
+                path.name()
             );
         }
     }

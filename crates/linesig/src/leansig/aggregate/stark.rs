@@ -32,11 +32,12 @@
 //! 8 bytes), with nothing after it. Decoding is strict: a wrong magic or version, a
 //! short or malformed body, a field element ≥ p, or trailing bytes are typed errors.
 
+use super::lanes::dft::LanesDft;
+use super::lanes::ProverPath;
 use bincode::Options;
 use p3_blake3::Blake3;
 use p3_challenger::{HashChallenger, SerializingChallenger32};
 use p3_commit::ExtensionMmcs;
-use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
 use p3_field::{Field, PackedValue, PrimeField32};
 use p3_fri::{FriParameters, TwoAdicFriPcs};
@@ -80,7 +81,7 @@ impl CryptographicHasher<KoalaBear, [u8; 32]> for Blake3Rows {
 pub type Challenge = BinomialExtensionField<KoalaBear, 4>;
 pub(crate) type ChallengeMmcs = ExtensionMmcs<KoalaBear, Challenge, ValMmcs>;
 type Challenger = SerializingChallenger32<KoalaBear, HashChallenger<u8, Blake3, 32>>;
-type Pcs = TwoAdicFriPcs<KoalaBear, Radix2DitParallel<KoalaBear>, ValMmcs, ChallengeMmcs>;
+type Pcs = TwoAdicFriPcs<KoalaBear, LanesDft, ValMmcs, ChallengeMmcs>;
 /// The STARK configuration of every aggregate proof.
 pub type Config = StarkConfig<Pcs, Challenge, Challenger>;
 /// A proof under [`Config`].
@@ -112,8 +113,15 @@ pub const MAGIC: [u8; 4] = *b"LSAG";
 pub const FORMAT_VERSION: u8 = 3;
 
 /// The configuration: deterministic (BLAKE3 has no keys, the transcript a fixed start).
+/// Its low-degree extensions run on the lanes this CPU has ([`LanesDft`]).
 pub fn config() -> Config {
-    let pcs = Pcs::new(Radix2DitParallel::default(), input_mmcs(), fri_parameters());
+    config_on(ProverPath::best())
+}
+
+/// [`config`] with the extensions on `path` (which this CPU must run): the same
+/// commitments whichever path.
+pub(crate) fn config_on(path: ProverPath) -> Config {
+    let pcs = Pcs::new(LanesDft::on(path), input_mmcs(), fri_parameters());
     Config::new(
         pcs,
         Challenger::from_hasher(DOMAIN_SEPARATOR.to_vec(), Blake3),
@@ -139,18 +147,19 @@ pub(crate) fn fri_parameters() -> FriParameters<ChallengeMmcs> {
 }
 
 /// The KoalaBear arithmetic this build proves with, for reports: the lanes the
-/// constraint evaluation and the opening run on (chosen at run time, [`super::lanes`]),
-/// and Plonky3's compile-time packing, which the rest (the LDEs' DFTs, FRI folding)
-/// runs on.
+/// constraints, the opening and the extensions run on (chosen at run time,
+/// [`super::lanes`]), and Plonky3's compile-time packing, which the rest (inverse
+/// transforms, FRI folding) runs on.
 pub fn field_arithmetic() -> String {
-    let plonky3 = match <<KoalaBear as Field>::Packing as PackedValue>::WIDTH {
-        1 => "scalar (not built for the CPU)".to_string(),
-        lanes => format!("{lanes} lanes"),
-    };
-    format!(
-        "constraints and openings on {} lanes (chosen at run time), DFTs and FRI in Plonky3's {plonky3}",
-        super::lanes::ProverPath::best().name()
-    )
+    let lanes = ProverPath::best().name();
+    match <<KoalaBear as Field>::Packing as PackedValue>::WIDTH {
+        1 => format!(
+            "constraints, openings and extensions' transforms on {lanes} lanes (chosen at run time), inverse transforms and FRI folding in Plonky3's scalar code (not built for the CPU)"
+        ),
+        width => format!(
+            "constraints and openings on {lanes} lanes (chosen at run time), transforms and FRI folding in Plonky3's packing of {width} lanes"
+        ),
+    }
 }
 
 /// Why proof bytes did not decode.

@@ -10,7 +10,8 @@
 //!   (8× the trace), the same AIR code (`eval`, generic over the builder) over
 //!   [`Lanes16`], sixteen points at a time;
 //! - [`dots`]: the opening's two large products, each LDE row with the powers of the
-//!   batching challenge, and the columns of the low rows with the barycentric weights.
+//!   batching challenge, and the columns of the low rows with the barycentric weights;
+//! - [`dft`]: the forward transforms of the low-degree extensions the PCS commits.
 //!
 //! On a CPU with neither path, Plonky3's own code runs ([`ProverPath::Plonky3`]). The
 //! values are exact whichever path computes them, so the proofs are the same bytes:
@@ -20,6 +21,7 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub mod dft;
 pub(crate) mod dots;
 mod lanes16;
 pub(crate) mod quotient;
@@ -77,7 +79,7 @@ impl ProverPath {
 /// safe function that asserts CPU support first.
 macro_rules! prover_kernels {
     ($lanes:ty) => {
-        use $crate::leansig::aggregate::lanes::{dots, quotient};
+        use $crate::leansig::aggregate::lanes::{dft, dots, quotient};
         use $crate::leansig::aggregate::stark::Challenge;
         use p3_koala_bear::KoalaBear;
         use p3_matrix::Matrix;
@@ -98,6 +100,17 @@ macro_rules! prover_kernels {
             fn column_dots_kernel(rows: &[u32], width: usize, weights: &[[u32; 4]], sums: &mut [u32]) {
                 dots::column_dots_lanes::<$lanes>(rows, width, weights, sums)
             }
+
+            fn coset_dft_kernel(coefficients: &[u32], width: usize, powers: &[u32], twiddles: &[u32], out: &mut [u32]) {
+                dft::coset_dft_lanes::<$lanes>(coefficients, width, powers, twiddles, out)
+            }
+        }
+
+        /// [`dft::coset_dft_lanes`]: one coset's transform.
+        pub(super) fn coset_dft(coefficients: &[u32], width: usize, powers: &[u32], twiddles: &[u32], out: &mut [u32]) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { coset_dft_kernel(coefficients, width, powers, twiddles, out) }
         }
 
         /// The quotient at `out.len()` points from `start`.
