@@ -269,8 +269,7 @@ impl<const W: usize> Poseidon1Air<W> {
         let mut state = array_from(|i| self.after_partial[i].apply::<_, _, FieldDot>(&vars));
         let terminal = &mut rounds[partial_at + self.partial_rounds..];
         for pair in 0..HALF_COMMITS {
-            let len = if pair + 1 == HALF_COMMITS { kept } else { W };
-            let first_round = HALF_FULL + self.partial_rounds + FUSED * pair;
+            let (first_round, len) = self.terminal_pair(pair, kept);
             state = self.full_pair::<_, FieldDot>(first_round, &state, len);
             terminal[W * pair..W * pair + len].copy_from_slice(&state[..len]);
         }
@@ -327,12 +326,7 @@ impl<const W: usize> Poseidon1Air<W> {
         }
         for pair in 0..HALF_COMMITS {
             let at = terminal_at + W * pair;
-            let len = if pair + 1 == HALF_COMMITS {
-                self.kept
-            } else {
-                W
-            };
-            let first_round = HALF_FULL + self.partial_rounds + FUSED * pair;
+            let (first_round, len) = self.terminal_pair(pair, self.kept);
             let computed = self.full_pair::<_, MixedDot>(first_round, &state, len);
             assert_block(builder, computed, &rounds[at..at + len]);
             // Past the last pair nothing reads the state.
@@ -340,6 +334,14 @@ impl<const W: usize> Poseidon1Air<W> {
                 state = array_from(|i| rounds[at + i].into());
             }
         }
+    }
+
+    /// The terminal half's pair `pair`: its first round, and how many outputs its second
+    /// round computes (all W but in the last pair, which computes the `kept` ones).
+    #[inline(always)]
+    fn terminal_pair(&self, pair: usize, kept: usize) -> (usize, usize) {
+        let outputs = if pair + 1 == HALF_COMMITS { kept } else { W };
+        (HALF_FULL + self.partial_rounds + FUSED * pair, outputs)
     }
 
     /// Two full rounds from `first_round`, the second computing only its first
@@ -357,8 +359,8 @@ impl<const W: usize> Poseidon1Air<W> {
     }
 
     /// The first `outputs` elements of MDS · (state + round constants)^3 (the rest
-    /// zero). Each output is one `mixed_dot_product` with the matrix row (one reduction
-    /// per row on the prover's lanes and on Plonky3's packings, not W).
+    /// zero). Each output is one [`ConstantDot`] with the matrix row (one reduction per
+    /// row, not W, for the trace and on the prover's lanes and Plonky3's packings).
     #[inline(always)]
     fn full_round<E: Algebra<KoalaBear>, Dot: ConstantDot<E>>(
         &self,

@@ -11,7 +11,7 @@
 //! rev_b(k)·h + rev(i)), so coset k fills block rev_b(k), in bit-reversed order, which is
 //! the order a decimation-in-frequency network leaves its outputs in.
 
-use super::lanes16::{monty_words, WIDTH};
+use super::lanes16::{load_columns, monty_words, store_columns, WIDTH};
 use super::ProverPath;
 use crate::leansig::lanes::KoalaLanes;
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
@@ -133,16 +133,12 @@ pub(super) fn coset_dft_lanes<L: KoalaLanes>(
     let mut column = vec![L::splat(0); height];
     let mut tail = [0u32; WIDTH];
     for at in (0..width).step_by(WIDTH) {
-        let lanes = (width - at).min(WIDTH);
-        for (i, (x, &power)) in column.iter_mut().zip(powers).enumerate() {
-            let row = &coefficients[i * width + at..];
-            let value = if lanes == WIDTH {
-                L::load(row)
-            } else {
-                tail[..lanes].copy_from_slice(&row[..lanes]);
-                L::load(&tail)
-            };
-            *x = value.mul(L::splat(power));
+        for ((x, &power), row) in column
+            .iter_mut()
+            .zip(powers)
+            .zip(coefficients.chunks_exact(width))
+        {
+            *x = load_columns::<L>(row, at, &mut tail).mul(L::splat(power));
         }
         let mut half = height / 2;
         while half >= 1 && 2 * half > CACHE_ROWS {
@@ -156,14 +152,8 @@ pub(super) fn coset_dft_lanes<L: KoalaLanes>(
                 half /= 2;
             }
         }
-        for (i, x) in column.iter().enumerate() {
-            let row = &mut out[i * width + at..];
-            if lanes == WIDTH {
-                x.store(row);
-            } else {
-                x.store(&mut tail);
-                row[..lanes].copy_from_slice(&tail[..lanes]);
-            }
+        for (&x, row) in column.iter().zip(out.chunks_exact_mut(width)) {
+            store_columns(x, row, at, &mut tail);
         }
     }
 }

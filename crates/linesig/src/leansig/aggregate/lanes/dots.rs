@@ -7,12 +7,12 @@
 //! M is in the base field and α^c, w_r in the degree-4 extension: each product is four
 //! base products, one per coordinate, sixteen columns (rows) per lane operation.
 
-use super::lanes16::{monty_words, WIDTH};
+use super::lanes16::{challenge, challenge_words, load_columns, monty_words, WIDTH};
 use super::ProverPath;
 use crate::leansig::aggregate::stark::Challenge;
 use crate::leansig::lanes::portable::Portable;
-use crate::leansig::lanes::{from_monty, KoalaLanes, P};
-use p3_field::{BasedVectorSpace, PrimeCharacteristicRing};
+use crate::leansig::lanes::{add_mod, KoalaLanes, P};
+use p3_field::PrimeCharacteristicRing;
 use p3_koala_bear::KoalaBear;
 use rayon::prelude::*;
 
@@ -26,17 +26,11 @@ const ROWS_PER_TASK: usize = 256;
 fn coordinate_words(values: &[Challenge], padded: usize) -> Vec<u32> {
     let mut out = vec![0; D * padded];
     for (c, v) in values.iter().enumerate() {
-        let coordinates: &[KoalaBear] = v.as_basis_coefficients_slice();
-        for (d, &x) in monty_words(coordinates).iter().enumerate() {
+        for (d, x) in challenge_words(v).into_iter().enumerate() {
             out[d * padded + c] = x;
         }
     }
     out
-}
-
-/// An extension element from four Montgomery words.
-fn challenge(words: [u32; D]) -> Challenge {
-    Challenge::from_basis_coefficients_fn(|d| KoalaBear::from_u32(from_monty(words[d])))
 }
 
 /// Σ_k lanes[k] mod p, as a Montgomery word (a sum of Montgomery forms is the form of
@@ -91,17 +85,14 @@ pub(crate) fn column_dots(
         .par_chunks(ROWS_PER_TASK * width)
         .zip(weights.par_chunks(ROWS_PER_TASK))
         .map(|(rows, weights)| {
-            let weights: Vec<[u32; D]> = weights
-                .iter()
-                .map(|w| core::array::from_fn(|d| monty_words(w.as_basis_coefficients_slice())[d]))
-                .collect();
+            let weights: Vec<[u32; D]> = weights.iter().map(challenge_words).collect();
             let mut sums = vec![0u32; D * padded];
             kernel(monty_words(rows), width, &weights, &mut sums);
             sums
         })
         .reduce_with(|mut a, b| {
             for (a, b) in a.iter_mut().zip(b) {
-                *a = crate::leansig::lanes::add_mod(*a, b);
+                *a = add_mod(*a, b);
             }
             a
         })
@@ -126,12 +117,7 @@ pub(super) fn row_dots_lanes<L: KoalaLanes>(
     for (row, out) in rows.chunks_exact(width).zip(out) {
         let mut acc = [L::splat(0); D];
         for at in (0..width).step_by(WIDTH) {
-            let x = if at + WIDTH <= width {
-                L::load(&row[at..])
-            } else {
-                tail[..width - at].copy_from_slice(&row[at..]);
-                L::load(&tail)
-            };
+            let x: L = load_columns(row, at, &mut tail);
             for (d, acc) in acc.iter_mut().enumerate() {
                 *acc = acc.add(x.mul(L::load(&powers[d * padded + at..])));
             }
@@ -158,14 +144,8 @@ pub(super) fn column_dots_lanes<L: KoalaLanes>(
     let mut tail = [0u32; WIDTH];
     for at in (0..padded).step_by(WIDTH) {
         let mut acc = [L::splat(0); D];
-        let lanes = (width - at).min(WIDTH);
         for (row, weight) in rows.chunks_exact(width).zip(weights) {
-            let x = if lanes == WIDTH {
-                L::load(&row[at..])
-            } else {
-                tail[..lanes].copy_from_slice(&row[at..width]);
-                L::load(&tail)
-            };
+            let x: L = load_columns(row, at, &mut tail);
             for (acc, &w) in acc.iter_mut().zip(weight) {
                 *acc = acc.add(x.mul(L::splat(w)));
             }

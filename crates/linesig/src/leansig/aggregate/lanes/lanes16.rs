@@ -1,17 +1,20 @@
 //! Sixteen KoalaBear elements as one value of Plonky3's ring traits, over any leanSig
-//! lane type of sixteen lanes: what the AIR's `eval` computes with in [`super`].
+//! lane type of sixteen lanes: what the AIR's `eval` computes with in [`super`]; and the
+//! conversions between field elements and Montgomery words, and the partial loads and
+//! stores of a row's last columns, that the prover's lane code shares.
 //!
 //! The elements are kept as Montgomery words in an array (the ring traits need
 //! constants, which a vector register cannot be in a generic `const`); every operation
 //! loads them into `L`, operates and stores, and inside a kernel the loads and stores
 //! fold away.
 
+use crate::leansig::aggregate::stark::Challenge;
 use crate::leansig::lanes::{from_monty, to_monty, KoalaLanes};
 use core::fmt;
 use core::iter::{Product, Sum};
 use core::marker::PhantomData;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
-use p3_field::{Algebra, PrimeCharacteristicRing, PrimeField32};
+use p3_field::{Algebra, BasedVectorSpace, PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::KoalaBear;
 
 /// Points per evaluation.
@@ -25,6 +28,54 @@ pub(crate) fn monty_words(elements: &[KoalaBear]) -> &[u32] {
     // elements is a slice of those words, same length and alignment. A test pins the
     // words to `to_monty(as_canonical_u32())`.
     unsafe { core::slice::from_raw_parts(elements.as_ptr().cast::<u32>(), elements.len()) }
+}
+
+/// The element whose Montgomery word is `word` (in [0, p)).
+pub(crate) fn element(word: u32) -> KoalaBear {
+    KoalaBear::from_u32(from_monty(word))
+}
+
+/// The four coordinates of an extension element as Montgomery words.
+pub(crate) fn challenge_words(c: &Challenge) -> [u32; 4] {
+    monty_words(c.as_basis_coefficients_slice())
+        .try_into()
+        .expect("a degree-4 extension")
+}
+
+/// The extension element whose coordinates' Montgomery words are `words`.
+pub(crate) fn challenge(words: [u32; 4]) -> Challenge {
+    Challenge::from_basis_coefficients_fn(|d| element(words[d]))
+}
+
+/// Lanes from `row[at..]`, at most [`WIDTH`] of its words; lanes past the row's end are
+/// zero (through `tail`, so that no load reads past the row).
+#[inline(always)]
+pub(crate) fn load_columns<L: KoalaLanes>(row: &[u32], at: usize, tail: &mut [u32; WIDTH]) -> L {
+    if at + WIDTH <= row.len() {
+        L::load(&row[at..])
+    } else {
+        let lanes = row.len() - at;
+        tail[..lanes].copy_from_slice(&row[at..]);
+        tail[lanes..].fill(0);
+        L::load(tail)
+    }
+}
+
+/// `x`'s lanes into `row[at..]`, as many as the row has room for.
+#[inline(always)]
+pub(crate) fn store_columns<L: KoalaLanes>(
+    x: L,
+    row: &mut [u32],
+    at: usize,
+    tail: &mut [u32; WIDTH],
+) {
+    if at + WIDTH <= row.len() {
+        x.store(&mut row[at..]);
+    } else {
+        let lanes = row.len() - at;
+        x.store(tail);
+        row[at..].copy_from_slice(&tail[..lanes]);
+    }
 }
 
 /// Sixteen elements in Montgomery form, each in [0, p); lane k is point k.
@@ -70,7 +121,7 @@ impl<L: KoalaLanes> Lanes16<L> {
 
     /// The elements as field elements.
     pub(crate) fn to_field(self) -> [KoalaBear; WIDTH] {
-        self.0.map(|w| KoalaBear::from_u32(from_monty(w)))
+        self.0.map(element)
     }
 }
 
@@ -166,15 +217,6 @@ impl<L: KoalaLanes> PrimeCharacteristicRing for Lanes16<L> {
     #[inline(always)]
     fn from_prime_subfield(f: KoalaBear) -> Self {
         f.into()
-    }
-
-    /// Σ lhs_i·rhs_i, each product reduced (the lanes have no wide accumulator for
-    /// products of two variables).
-    #[inline(always)]
-    fn dot_product<const N: usize>(lhs: &[Self; N], rhs: &[Self; N]) -> Self {
-        lhs.iter()
-            .zip(rhs)
-            .fold(Self::ZERO, |acc, (&a, &b)| acc + a * b)
     }
 }
 
