@@ -167,7 +167,10 @@ func (v *BatchVerifier) VerifyReasons() ([]uint8, error) {
 	defer pinner.Unpin()
 	pinner.Pin(&v.data[0])
 	at := func(offset, length int) C.LinesigBytes { return view(v.data[offset : offset+length]) }
-	fields := newFieldTable(n)
+	fields, err := newFieldTable(n)
+	if err != nil {
+		return nil, err
+	}
 	defer fields.free()
 	for i, entry := range v.entries {
 		m := entry.offset + v.keyLen

@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -230,4 +232,71 @@ func TestBatchVerifierLeanSigVectors(t *testing.T) {
 		}
 		e.Close()
 	}
+}
+
+// The descriptor table lives in C memory and Go writes pointers into it; Go's write
+// barrier reads each slot's old contents while the collector runs, so a slot must never
+// hold a stale pointer (a reused malloc block once held the last call's pointers, into
+// memory the collector had since freed: "found bad pointer in Go heap"). Calls on fresh
+// Go memory each round, two goroutines, with the collector running throughout.
+func TestVerifyWhileCollecting(t *testing.T) {
+	e, err := NewEngine(Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	base := signed(256, 4, 21)
+	stop := make(chan struct{})
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	errs := make(chan error, 2)
+	for g := 0; g < 2; g++ {
+		go func(g int) {
+			for round := 0; round < 300; round++ {
+				// Fresh copies: the previous round's become garbage for the collector.
+				items := make([]Item, len(base))
+				v := e.NewBatchVerifier()
+				for i, it := range base {
+					items[i] = Item{PublicKey: bytes.Clone(it.PublicKey), Message: bytes.Clone(it.Message), Signature: bytes.Clone(it.Signature)}
+					if err := v.Add(items[i].PublicKey, items[i].Message, items[i].Signature); err != nil {
+						errs <- err
+						return
+					}
+				}
+				var codes []uint8
+				var err error
+				if round%2 == g {
+					codes, err = v.VerifyReasons()
+				} else {
+					codes, err = e.VerifyReasons(items)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if all, _ := validity(codes); !all {
+					errs <- fmt.Errorf("goroutine %d, round %d: an honest batch failed", g, round)
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 2; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	<-collected
 }

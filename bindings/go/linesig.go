@@ -179,7 +179,10 @@ func (e *Engine) VerifyReasons(items []Item) ([]uint8, error) {
 	}
 	// The field descriptors point into Go memory, so they live in C memory (cgo forbids
 	// Go memory that holds Go pointers); the bytes they point to are pinned for the call.
-	fields := newFieldTable(n)
+	fields, err := newFieldTable(n)
+	if err != nil {
+		return nil, err
+	}
 	defer fields.free()
 	var pinner runtime.Pinner
 	defer pinner.Unpin()
@@ -202,10 +205,17 @@ type fieldTable struct {
 	fields []C.LinesigBytes
 }
 
-func newFieldTable(n int) fieldTable {
-	size := C.size_t(unsafe.Sizeof(C.LinesigBytes{}))
-	fields := (*[1 << 28]C.LinesigBytes)(C.malloc(size * C.size_t(4*n)))[: 4*n : 4*n]
-	return fieldTable{n: n, fields: fields}
+// newFieldTable allocates the table zeroed. Zeroed, not merely allocated: set stores Go
+// pointers into it, and while the collector marks, Go's write barrier reads every slot's
+// old pointer and looks it up in the heap; a reused malloc block still holds an earlier
+// call's pointers, into memory the collector may since have freed, and the runtime
+// stops with "found bad pointer in Go heap" (TestVerifyWhileCollecting).
+func newFieldTable(n int) (fieldTable, error) {
+	p := C.calloc(C.size_t(4*n), C.size_t(unsafe.Sizeof(C.LinesigBytes{})))
+	if p == nil {
+		return fieldTable{}, fmt.Errorf("linesig: no memory for the descriptors of %d items", n)
+	}
+	return fieldTable{n: n, fields: unsafe.Slice((*C.LinesigBytes)(p), 4*n)}, nil
 }
 
 func (t fieldTable) set(i int, key, message, signature, context C.LinesigBytes) {
