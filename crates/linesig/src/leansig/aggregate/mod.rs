@@ -17,6 +17,7 @@
 //! queries, 16 bits of grinding, 100 conjectured bits; the versioned `LSAG` byte
 //! format, linesig's own and not leanMultisig's).
 
+pub mod challenger;
 pub mod lanes;
 pub mod poseidon1_air;
 mod prover;

@@ -9,6 +9,7 @@
 //! commit the quotient's chunks; draw ζ; open the trace at ζ and its successor, the
 //! chunks and the preprocessed columns at ζ ([`open`]: `TwoAdicFriPcs::open`'s steps).
 
+use super::challenger::Transcript;
 use super::lanes::{dots, quotient, ProverPath};
 use super::stark::{self, Challenge, Config, StarkProof, ValMmcs};
 use super::statement::AggregateAir;
@@ -30,7 +31,6 @@ use rayon::prelude::*;
 type F = KoalaBear;
 /// The PCS and transcript of [`Config`], named so that each call says which `Pcs` impl.
 type ConfigPcs = <Config as StarkGenericConfig>::Pcs;
-type Transcript = <Config as StarkGenericConfig>::Challenger;
 
 /// Prove `air` over `trace` with its committed preprocessed columns, the lane work on
 /// `path` (which this CPU must run: [`ProverPath::supported`]).

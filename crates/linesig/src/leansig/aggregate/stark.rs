@@ -32,11 +32,11 @@
 //! 8 bytes), with nothing after it. Decoding is strict: a wrong magic or version, a
 //! short or malformed body, a field element ≥ p, or trailing bytes are typed errors.
 
+use super::challenger::Transcript;
 use super::lanes::dft::LanesDft;
 use super::lanes::ProverPath;
 use bincode::Options;
 use p3_blake3::Blake3;
-use p3_challenger::{HashChallenger, SerializingChallenger32};
 use p3_commit::ExtensionMmcs;
 use p3_field::extension::BinomialExtensionField;
 use p3_field::{Field, PackedValue, PrimeField32};
@@ -80,10 +80,9 @@ impl CryptographicHasher<KoalaBear, [u8; 32]> for Blake3Rows {
 /// The extension field challenges are drawn from.
 pub type Challenge = BinomialExtensionField<KoalaBear, 4>;
 pub(crate) type ChallengeMmcs = ExtensionMmcs<KoalaBear, Challenge, ValMmcs>;
-type Challenger = SerializingChallenger32<KoalaBear, HashChallenger<u8, Blake3, 32>>;
 type Pcs = TwoAdicFriPcs<KoalaBear, LanesDft, ValMmcs, ChallengeMmcs>;
 /// The STARK configuration of every aggregate proof.
-pub type Config = StarkConfig<Pcs, Challenge, Challenger>;
+pub type Config = StarkConfig<Pcs, Challenge, Transcript>;
 /// A proof under [`Config`].
 pub type StarkProof = Proof<Config>;
 
@@ -112,8 +111,9 @@ pub const MAGIC: [u8; 4] = *b"LSAG";
 /// or the statement.
 pub const FORMAT_VERSION: u8 = 3;
 
-/// The configuration: deterministic (BLAKE3 has no keys, the transcript a fixed start).
-/// Its low-degree extensions run on the lanes this CPU has ([`LanesDft`]).
+/// The configuration: deterministic (BLAKE3 has no keys, the transcript a fixed start,
+/// the proof-of-work witness the least one: [`Transcript`]), so a statement always
+/// proves to the same bytes. Its low-degree extensions run on the lanes this CPU has ([`LanesDft`]).
 pub fn config() -> Config {
     config_on(ProverPath::best())
 }
@@ -122,10 +122,7 @@ pub fn config() -> Config {
 /// commitments whichever path.
 pub(crate) fn config_on(path: ProverPath) -> Config {
     let pcs = Pcs::new(LanesDft::on(path), input_mmcs(), fri_parameters());
-    Config::new(
-        pcs,
-        Challenger::from_hasher(DOMAIN_SEPARATOR.to_vec(), Blake3),
-    )
+    Config::new(pcs, Transcript::new(DOMAIN_SEPARATOR.to_vec()))
 }
 
 /// The commitment scheme of the trace, preprocessed and quotient matrices ([`Config`]'s).
