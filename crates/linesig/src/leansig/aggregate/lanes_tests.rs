@@ -112,10 +112,18 @@ fn every_path_extends_as_plonky3() {
     use p3_matrix::Matrix;
     let mut rng = ChaCha8Rng::seed_from_u64(13);
     let reference = Radix2DitParallel::<KoalaBear>::default();
-    // Heights across the in-cache block (2^11 rows), widths around a lane's sixteen.
-    for (log_height, width, added_bits) in
-        [(0, 3, 3), (1, 16, 1), (5, 17, 3), (12, 33, 3), (13, 9, 2)]
-    {
+    // Heights across the in-cache block (2^11 rows) up to a 2^16 trace's five layers
+    // across blocks, widths around a lane's sixteen and a pass's 64 columns.
+    for (log_height, width, added_bits) in [
+        (0, 3, 3),
+        (1, 16, 1),
+        (5, 17, 3),
+        (12, 33, 3),
+        (13, 9, 2),
+        (11, 71, 1),
+        (13, 130, 1),
+        (16, 20, 1),
+    ] {
         let height = 1 << log_height;
         let values: Vec<KoalaBear> = (0..height * width)
             .map(|_| random_element(&mut rng))

@@ -25,9 +25,9 @@ use rayon::prelude::*;
 
 type F = KoalaBear;
 
-/// Butterfly layers whose blocks are at most this many rows run block by block, each
-/// block's remaining layers while it is in cache (2^11 rows of sixteen columns: 128 KiB).
-const CACHE_ROWS: usize = 1 << 11;
+/// The most bytes of rows one small network of a stage spans: they stay in L2 (Zen 4
+/// and recent Xeons have 1–2 MiB per core) while the stage's layers run over them.
+const NETWORK_BYTES: usize = 256 << 10;
 
 /// [`TwoAdicSubgroupDft`] with its forward transforms on lanes.
 #[derive(Clone, Debug)]
@@ -117,9 +117,17 @@ fn monty_words_mut(elements: &mut [F]) -> &mut [u32] {
 
 /// One coset's transform: `out` (h rows of `width`) gets the DFT of the rows of
 /// `coefficients` scaled by `powers` (the coset shift's powers), in bit-reversed order,
-/// sixteen columns at a time: gathered into a column of lanes, transformed there by a
-/// decimation-in-frequency network (the large layers across the column, then the rest
-/// block by block in cache), scattered back.
+/// by a decimation-in-frequency network run in place on whole rows (sixteen columns per
+/// lane vector), in stages of a few layers each.
+///
+/// Why stages: a DIF layer of half-size 2^l pairs rows of the same block of 2^(l+1)
+/// rows, so the layers 2^a … 2^b of a block pair only rows equal modulo 2^b: each
+/// residue's 2^(a+1−b) rows form a small network of their own. A stage runs those small
+/// networks one after another, each in L2 (at most [`NETWORK_BYTES`] of rows), and the
+/// next stage runs on each block of 2^b rows in turn while it is still in L3. Every row
+/// is read whole and in order, which the prefetchers follow; the first stage reads it
+/// from the coefficients, scaled, so the matrix is written once and then reworked in
+/// cache (a column-at-a-time network read each row in 64-byte pieces, a page apart).
 #[inline(always)]
 pub(super) fn coset_dft_lanes<L: KoalaLanes>(
     coefficients: &[u32],
@@ -128,48 +136,123 @@ pub(super) fn coset_dft_lanes<L: KoalaLanes>(
     twiddles: &[u32],
     out: &mut [u32],
 ) {
-    // Plain loops, no closures: a closure would not inherit the kernel's features.
     let height = powers.len();
-    let mut column = vec![L::splat(0); height];
-    let mut tail = [0u32; WIDTH];
-    for at in (0..width).step_by(WIDTH) {
-        for ((x, &power), row) in column
-            .iter_mut()
-            .zip(powers)
-            .zip(coefficients.chunks_exact(width))
-        {
-            *x = load_columns::<L>(row, at, &mut tail).mul(L::splat(power));
-        }
-        let mut half = height / 2;
-        while half >= 1 && 2 * half > CACHE_ROWS {
-            dif_layer(&mut column, half, twiddles, height);
-            half /= 2;
-        }
-        for block in column.chunks_mut(CACHE_ROWS.min(height)) {
-            let mut half = half;
-            while half >= 1 {
-                dif_layer(block, half, twiddles, height);
-                half /= 2;
+    let row_bytes = width * size_of::<u32>();
+    let transform = Transform {
+        width,
+        height,
+        twiddles,
+        stage_layers: (NETWORK_BYTES / row_bytes).max(2).ilog2() as usize,
+        one: monty_words(&[F::ONE])[0],
+    };
+    // The first stage over the whole matrix, from the coefficients; then each block it
+    // leaves, stage after stage, while the block is in cache. Loops, not recursion: a
+    // recursive call would leave the kernel's target features behind.
+    let log_height = log2_strict_usize(height);
+    let layers = transform.stage_layers.min(log_height);
+    transform.stage::<L>(out, log_height, layers, Some((coefficients, powers)));
+    let log_block = log_height - layers;
+    for block in out.chunks_exact_mut(width << log_block) {
+        let mut log_rows = log_block;
+        while log_rows > 0 {
+            let layers = transform.stage_layers.min(log_rows);
+            for part in block.chunks_exact_mut(width << log_rows) {
+                transform.stage::<L>(part, log_rows, layers, None);
             }
-        }
-        for (&x, row) in column.iter().zip(out.chunks_exact_mut(width)) {
-            store_columns(x, row, at, &mut tail);
+            log_rows -= layers;
         }
     }
 }
 
-/// One decimation-in-frequency layer of half-size `half` over `x` (a whole number of
-/// its blocks): (a, b) → (a + b, (a − b)·ω^(j·h/(2·half))) for the j-th pair of each
-/// block, ω the h-th root of unity whose powers `twiddles` holds.
-#[inline(always)]
-fn dif_layer<L: KoalaLanes>(x: &mut [L], half: usize, twiddles: &[u32], height: usize) {
-    let stride = height / (2 * half);
-    for block in x.chunks_exact_mut(2 * half) {
-        let (low, high) = block.split_at_mut(half);
-        for (j, (a, b)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
-            let (sum, difference) = (a.add(*b), a.sub(*b));
-            *a = sum;
-            *b = difference.mul(L::splat(twiddles[j * stride]));
+/// The fixed parts of one coset's transform.
+struct Transform<'a> {
+    width: usize,
+    height: usize,
+    /// ω^0 … ω^(h/2 − 1), ω the h-th root of unity.
+    twiddles: &'a [u32],
+    /// Layers per stage (≥ 1): the small networks span 2^stage_layers rows.
+    stage_layers: usize,
+    /// The Montgomery word of 1: a twiddle not to multiply by.
+    one: u32,
+}
+
+impl Transform<'_> {
+    /// One stage: the `layers` layers of half-size 2^(log_rows − 1) down over `block`
+    /// (2^log_rows rows starting at a multiple of 2^log_rows), small network by small
+    /// network. With `input` (the first stage), each network's rows are first filled
+    /// from the coefficients times the powers.
+    #[inline(always)]
+    fn stage<L: KoalaLanes>(
+        &self,
+        block: &mut [u32],
+        log_rows: usize,
+        layers: usize,
+        input: Option<(&[u32], &[u32])>,
+    ) {
+        // Plain loops, no closures: a closure would not inherit the kernel's features.
+        let width = self.width;
+        let bottom = log_rows - layers;
+        let spacing = 1 << bottom;
+        let mut tail = [0u32; WIDTH];
+        for residue in 0..spacing {
+            if let Some((coefficients, powers)) = input {
+                for u in 0..1 << layers {
+                    let row = residue + spacing * u;
+                    let power = L::splat(powers[row]);
+                    let from = &coefficients[row * width..(row + 1) * width];
+                    let to = &mut block[row * width..(row + 1) * width];
+                    for at in (0..width).step_by(WIDTH) {
+                        let x = load_columns::<L>(from, at, &mut tail).mul(power);
+                        store_columns(x, to, at, &mut tail);
+                    }
+                }
+            }
+            for level in (bottom..log_rows).rev() {
+                // Half-size 2^level: network entries u and u + half pair, rows
+                // residue + spacing·u; within its block of 2^(level+1) rows the j-th
+                // pair's twiddle is ω^((residue + spacing·j)·h/2^(level+1)).
+                let half = 1 << (level - bottom);
+                let stride = self.height >> (level + 1);
+                for first in (0..1 << layers).step_by(2 * half) {
+                    for j in 0..half {
+                        let low = residue + spacing * (first + j);
+                        let high = low + spacing * half;
+                        let (lows, highs) = block.split_at_mut(high * width);
+                        let twiddle = self.twiddles[(residue + spacing * j) * stride];
+                        butterfly_rows::<L>(
+                            &mut lows[low * width..(low + 1) * width],
+                            &mut highs[..width],
+                            (twiddle != self.one).then_some(twiddle),
+                            &mut tail,
+                        );
+                    }
+                }
+            }
         }
+    }
+}
+
+/// (a, b) → (a + b, (a − b)·twiddle) on two rows, sixteen columns at a time (no
+/// multiplication for a twiddle of one: `None`).
+#[inline(always)]
+fn butterfly_rows<L: KoalaLanes>(
+    a: &mut [u32],
+    b: &mut [u32],
+    twiddle: Option<u32>,
+    tail: &mut [u32; WIDTH],
+) {
+    let twiddle = twiddle.map(L::splat);
+    for at in (0..a.len()).step_by(WIDTH) {
+        let (x, y) = (
+            load_columns::<L>(a, at, tail),
+            load_columns::<L>(b, at, tail),
+        );
+        store_columns(x.add(y), a, at, tail);
+        let difference = x.sub(y);
+        let difference = match twiddle {
+            Some(twiddle) => difference.mul(twiddle),
+            None => difference,
+        };
+        store_columns(difference, b, at, tail);
     }
 }
