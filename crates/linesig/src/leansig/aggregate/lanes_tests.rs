@@ -5,7 +5,7 @@
 use super::lanes::dots::{column_dots, row_dots};
 use super::lanes::ProverPath;
 use super::soundness_tests::{cases, signers, valid};
-use super::statement::{AggregateAir, Claim};
+use super::statement::{AggregateAir, Claim, ConstraintShape};
 use super::{capacity, prover, stark, Instance};
 use crate::leansig::lanes::to_monty;
 use p3_field::{BasedVectorSpace, PrimeCharacteristicRing, PrimeField32};
@@ -68,6 +68,37 @@ fn every_path_proves_plonky3s_bytes() {
                 path.name()
             );
         }
+    }
+}
+
+/// The prover's once-per-process symbolic evaluation holds for every list: evaluated
+/// afresh for lists of 1, 3 and 5 claims, it gives what the cache holds (filled from
+/// whichever list came first in this process): the same quotient degree and the same
+/// constraint order.
+#[test]
+fn the_constraint_shape_is_every_lists() {
+    let cases = cases();
+    let items = valid(&cases);
+    let signers = signers(&items[..5.min(items.len())]);
+    let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
+    let cached = AggregateAir::new(&claims, capacity(Instance::Devnet4)).constraint_shape();
+    for count in [1, 3, claims.len()] {
+        let fresh = ConstraintShape::of(&AggregateAir::new(
+            &claims[..count],
+            capacity(Instance::Devnet4),
+        ));
+        assert_eq!(
+            fresh.log_quotient_chunks, cached.log_quotient_chunks,
+            "{count}"
+        );
+        assert_eq!(
+            fresh.layout.base_indices, cached.layout.base_indices,
+            "{count}"
+        );
+        assert_eq!(
+            fresh.layout.ext_indices, cached.layout.ext_indices,
+            "{count}"
+        );
     }
 }
 

@@ -14,7 +14,6 @@ use super::lanes::{dots, quotient, ProverPath};
 use super::stark::{self, Challenge, Config, StarkProof, ValMmcs};
 use super::statement::AggregateAir;
 use core::marker::PhantomData;
-use p3_air::symbolic::AirLayout;
 use p3_air::BaseAir;
 use p3_challenger::{CanObserve, FieldChallenger};
 use p3_commit::{Mmcs, OpenedValues as PcsOpenedValues, Pcs, PolynomialSpace};
@@ -51,13 +50,12 @@ pub(crate) fn prove(
         preprocessed.degree_bits, log_degree,
         "preprocessed for this height"
     );
-    let layout = AirLayout {
-        preprocessed_width: preprocessed.width,
-        main_width: air.width(),
-        num_public_values: 0,
-        ..Default::default()
-    };
-    let log_chunks = p3_uni_stark::get_log_num_quotient_chunks::<F, _>(air, layout, 0);
+    let layout = air.air_layout();
+    assert_eq!(
+        preprocessed.width, layout.preprocessed_width,
+        "preprocessed for this statement"
+    );
+    let log_chunks = air.constraint_shape().log_quotient_chunks;
     let chunks = 1 << log_chunks;
     let pcs = config.pcs();
     let mut challenger = config.initialise_challenger();

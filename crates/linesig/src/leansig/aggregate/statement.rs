@@ -41,14 +41,37 @@ use super::poseidon1_air::{
     array_from, poseidon1_16, poseidon1_24, round_columns, round_output_offset, Poseidon1Air,
     CONSTRAINT_DEGREE,
 };
+use p3_air::symbolic::{get_constraint_layout, AirLayout, ConstraintLayout};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_field::{Field, PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::{
     KoalaBear, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24,
 };
 use p3_matrix::dense::RowMajorMatrix;
+use p3_matrix::Matrix;
+use std::sync::OnceLock;
 
 type F = KoalaBear;
+
+/// See [`AggregateAir::constraint_shape`].
+#[derive(Debug)]
+pub(crate) struct ConstraintShape {
+    /// log2 of the quotient's chunks: its degree over the trace's.
+    pub(crate) log_quotient_chunks: usize,
+    /// Which power of the folding challenge weights which constraint.
+    pub(crate) layout: ConstraintLayout,
+}
+
+impl ConstraintShape {
+    /// The symbolic evaluation itself.
+    pub(crate) fn of(air: &AggregateAir) -> Self {
+        let layout = air.air_layout();
+        ConstraintShape {
+            log_quotient_chunks: p3_uni_stark::get_log_num_quotient_chunks::<F, _>(air, layout, 0),
+            layout: get_constraint_layout::<F, F, _>(air, layout),
+        }
+    }
+}
 
 /// Rows of one signature's block.
 pub const ROWS_PER_SIGNATURE: usize = 64;
@@ -229,6 +252,26 @@ impl AggregateAir {
         debug_assert_eq!(air.p24_a.output_offset(), OUT24);
         debug_assert_eq!(air.p24_b.output_offset(), OUT24);
         air
+    }
+
+    /// The widths Plonky3's symbolic evaluation runs the constraints at.
+    pub(crate) fn air_layout(&self) -> AirLayout {
+        AirLayout {
+            preprocessed_width: self.preprocessed.width(),
+            main_width: self.width(),
+            num_public_values: 0,
+            ..Default::default()
+        }
+    }
+
+    /// What Plonky3's symbolic evaluation derives from the constraints, once per process:
+    /// the same constraints stand in every signature's block whatever the claims (they
+    /// enter as preprocessed columns, never as constants), so neither the degree nor the
+    /// order of the constraints depends on the list, and the prover need not rebuild
+    /// every constraint as an expression tree for each proof.
+    pub(crate) fn constraint_shape(&self) -> &'static ConstraintShape {
+        static SHAPE: OnceLock<ConstraintShape> = OnceLock::new();
+        SHAPE.get_or_init(|| ConstraintShape::of(self))
     }
 
     /// log2 of the trace height for `count` signatures.

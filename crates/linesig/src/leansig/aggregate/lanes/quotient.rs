@@ -45,7 +45,7 @@ pub(crate) fn quotient_values<M: Matrix<F> + Sync>(
     alpha: Challenge,
 ) -> Vec<Challenge> {
     let run = |evaluate: fn(&QuotientJob<'_, M>, usize, &mut [Challenge])| {
-        let constraint_layout = p3_air::symbolic::get_constraint_layout::<F, F, _>(air, layout);
+        let constraint_layout = &air.constraint_shape().layout;
         assert!(
             constraint_layout.ext_indices.is_empty(),
             "the statement has base-field constraints only"
