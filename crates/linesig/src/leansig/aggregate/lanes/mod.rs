@@ -11,7 +11,8 @@
 //!   [`Lanes16`], sixteen points at a time;
 //! - [`dots`]: the opening's two large products, each LDE row with the powers of the
 //!   batching challenge, and the columns of the low rows with the barycentric weights;
-//! - [`dft`]: the forward transforms of the low-degree extensions the PCS commits.
+//! - [`dft`]: the forward transforms of the low-degree extensions the PCS commits;
+//! - [`pow`]: the proof-of-work search, BLAKE3 on sixteen candidates at a time.
 //!
 //! On a CPU with neither path, Plonky3's own code runs ([`ProverPath::Plonky3`]). The
 //! values are exact whichever path computes them, so the proofs are the same bytes:
@@ -24,6 +25,7 @@ mod avx512;
 pub mod dft;
 pub(crate) mod dots;
 mod lanes16;
+pub(crate) mod pow;
 pub(crate) mod quotient;
 
 #[cfg(test)]
@@ -79,7 +81,7 @@ impl ProverPath {
 /// safe function that asserts CPU support first.
 macro_rules! prover_kernels {
     ($lanes:ty) => {
-        use $crate::leansig::aggregate::lanes::{dft, dots, quotient};
+        use $crate::leansig::aggregate::lanes::{dft, dots, pow, quotient};
         use $crate::leansig::aggregate::stark::Challenge;
         use p3_koala_bear::KoalaBear;
         use p3_matrix::Matrix;
@@ -101,6 +103,10 @@ macro_rules! prover_kernels {
                 dots::column_dots_lanes::<$lanes>(rows, width, weights, sums)
             }
 
+            fn least_witness_kernel(job: &pow::PowJob, start: u32, end: u32) -> Option<u32> {
+                pow::least_witness_lanes(job, start, end)
+            }
+
             fn coset_dft_kernel(coefficients: &[u32], width: usize, powers: &[u32], twiddles: &[u32], out: &mut [u32]) {
                 dft::coset_dft_lanes::<$lanes>(coefficients, width, powers, twiddles, out)
             }
@@ -111,6 +117,13 @@ macro_rules! prover_kernels {
             assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
             unsafe { coset_dft_kernel(coefficients, width, powers, twiddles, out) }
+        }
+
+        /// [`pow::least_witness_lanes`]: the least proof-of-work witness in `start..end`.
+        pub(super) fn least_witness(job: &pow::PowJob, start: u32, end: u32) -> Option<u32> {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { least_witness_kernel(job, start, end) }
         }
 
         /// The quotient at `out.len()` points from `start`.
