@@ -227,10 +227,10 @@ pub fn message_tweak(epoch: u32) -> [F; 2] {
 /// The AIR of a list of claims: the permutation blocks, the sponge's starting
 /// capacity, and the preprocessed columns built from the list.
 pub struct AggregateAir {
-    p16: Poseidon1Air<16>,
+    p16: &'static Poseidon1Air<16>,
     /// The width-24 blocks of lanes A and B (they keep different outputs).
-    p24_a: Poseidon1Air<24>,
-    p24_b: Poseidon1Air<24>,
+    p24_a: &'static Poseidon1Air<24>,
+    p24_b: &'static Poseidon1Air<24>,
     capacity: [F; CAPACITY],
     preprocessed: RowMajorMatrix<F>,
 }
@@ -238,10 +238,22 @@ pub struct AggregateAir {
 impl AggregateAir {
     /// `capacity`: the devnet-4 sponge's starting capacity, canonical.
     pub fn new(claims: &[Claim], capacity: [F; CAPACITY]) -> Self {
+        // The blocks depend on nothing but the permutations' constants, and deriving
+        // their partial rounds' affine forms takes about a millisecond, a fifth of a
+        // small proof's verification: once per process.
+        static BLOCKS: OnceLock<(Poseidon1Air<16>, Poseidon1Air<24>, Poseidon1Air<24>)> =
+            OnceLock::new();
+        let (p16, p24_a, p24_b) = BLOCKS.get_or_init(|| {
+            (
+                poseidon1_16(KEPT16),
+                poseidon1_24(KEPT_A),
+                poseidon1_24(KEPT_B),
+            )
+        });
         let air = AggregateAir {
-            p16: poseidon1_16(KEPT16),
-            p24_a: poseidon1_24(KEPT_A),
-            p24_b: poseidon1_24(KEPT_B),
+            p16,
+            p24_a,
+            p24_b,
             capacity,
             preprocessed: preprocessed_trace(claims),
         };
