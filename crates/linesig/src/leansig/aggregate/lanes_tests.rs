@@ -61,7 +61,13 @@ fn every_path_proves_plonky3s_bytes() {
         );
         for &path in &paths {
             let config = stark::config_on(path);
-            let proof = prover::prove(&config, &air, air.trace(&signers), &prover_data, path);
+            let trace = air.trace_with(&signers, super::lanes::fill_block(path));
+            assert!(
+                trace == air.trace(&signers),
+                "{count} signers: the {} path's trace differs",
+                path.name()
+            );
+            let proof = prover::prove(&config, &air, trace, &prover_data, path);
             assert!(
                 stark::encode(count as u32, &proof) == reference,
                 "{count} signers: the {} path's proof differs from Plonky3's",

@@ -238,6 +238,7 @@ impl<const W: usize> Poseidon1Air<W> {
     }
 
     /// Write one permutation of `input` into `block` (`columns()` long).
+    #[inline(always)]
     pub fn fill(&self, input: [KoalaBear; W], block: &mut [KoalaBear]) {
         debug_assert_eq!(block.len(), self.columns());
         block[..W].copy_from_slice(&input);
@@ -246,12 +247,14 @@ impl<const W: usize> Poseidon1Air<W> {
 
     /// Write the rounds of one permutation of `input` into `rounds`
     /// (`round_columns()` long).
+    #[inline(always)]
     pub fn fill_rounds(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear]) {
         debug_assert_eq!(rounds.len(), self.round_columns());
         self.fill_rounds_keeping(input, rounds, self.kept);
     }
 
     /// [`fill_rounds`](Self::fill_rounds) keeping `kept` outputs (W for [`permute`](Self::permute)).
+    #[inline(always)]
     fn fill_rounds_keeping(&self, input: [KoalaBear; W], rounds: &mut [KoalaBear], kept: usize) {
         let mut state = input;
         for pair in 0..HALF_COMMITS {

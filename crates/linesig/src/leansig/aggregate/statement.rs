@@ -224,6 +224,9 @@ pub fn message_tweak(epoch: u32) -> [F; 2] {
     tweak((epoch as u64) << 8 | 0x02)
 }
 
+/// Fills one signature's block of the trace ([`AggregateAir::trace_with`]).
+pub(crate) type FillBlock = fn(&AggregateAir, &Claim, &Witness, &[F], &mut [F]);
+
 /// The AIR of a list of claims: the permutation blocks, the sponge's starting
 /// capacity, and the preprocessed columns built from the list.
 pub struct AggregateAir {
@@ -296,6 +299,18 @@ impl AggregateAir {
     /// The main trace: one block per (claim, witness), then empty blocks. Every
     /// signature must verify (the caller checked); the blocks are filled in parallel.
     pub fn trace(&self, signers: &[(Claim, Witness)]) -> RowMajorMatrix<F> {
+        self.trace_with(signers, Self::fill_block)
+    }
+
+    /// [`Self::trace`] with each signature's block filled by `fill_block`: this build's
+    /// [`Self::fill_block`], or the same code compiled into a kernel for the CPU's
+    /// vector instructions (`aggregate::lanes`), where the permutations' dot products
+    /// become vector code. The trace is the same either way.
+    pub(crate) fn trace_with(
+        &self,
+        signers: &[(Claim, Witness)],
+        fill_block: FillBlock,
+    ) -> RowMajorMatrix<F> {
         use rayon::prelude::*;
         let height = 1 << Self::degree_bits(signers.len());
         let block_len = ROWS_PER_SIGNATURE * MAIN_WIDTH;
@@ -305,7 +320,7 @@ impl AggregateAir {
             .par_chunks_mut(block_len)
             .enumerate()
             .for_each(|(s, block)| match signers.get(s) {
-                Some((claim, witness)) => self.fill_block(claim, witness, &empty, block),
+                Some((claim, witness)) => fill_block(self, claim, witness, &empty, block),
                 None => {
                     for row in block.chunks_mut(MAIN_WIDTH) {
                         row.copy_from_slice(&empty);
@@ -332,6 +347,7 @@ impl AggregateAir {
 
     /// Fill `row`'s chain slots: chain `chain` of `claim` (None: a row past the chains,
     /// zero tweaks) from `start` with digit `x` (slots j ≥ x step); returns the end.
+    #[inline(always)]
     pub fn fill_chain(
         &self,
         row: &mut [F],
@@ -366,7 +382,16 @@ impl AggregateAir {
 
     /// Fill one signature's block; `empty` is [`Self::empty_row`], whose lanes (the
     /// permutations of the zero state) stand wherever a row's lane has no hash to do.
-    fn fill_block(&self, claim: &Claim, witness: &Witness, empty: &[F], block: &mut [F]) {
+    /// Inlined into each path's kernel (`aggregate::lanes`), as is all it calls that
+    /// does the work.
+    #[inline(always)]
+    pub(crate) fn fill_block(
+        &self,
+        claim: &Claim,
+        witness: &Witness,
+        empty: &[F],
+        block: &mut [F],
+    ) {
         let lanes = LANE_A..LANE_B + BLOCK_B;
         let mut rows: Vec<&mut [F]> = block.chunks_mut(MAIN_WIDTH).collect();
         for row in rows.iter_mut() {

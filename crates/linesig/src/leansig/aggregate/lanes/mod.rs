@@ -12,7 +12,9 @@
 //! - [`dots`]: the opening's two large products, each LDE row with the powers of the
 //!   batching challenge, and the columns of the low rows with the barycentric weights;
 //! - [`dft`]: the forward transforms of the low-degree extensions the PCS commits;
-//! - [`pow`]: the proof-of-work search, BLAKE3 on sixteen candidates at a time.
+//! - [`pow`]: the proof-of-work search, BLAKE3 on sixteen candidates at a time;
+//! - the trace's block fill ([`fill_block`]): the statement's own code, compiled in
+//!   each path's kernel so that the permutations' dot products vectorize.
 //!
 //! On a CPU with neither path, Plonky3's own code runs ([`ProverPath::Plonky3`]). The
 //! values are exact whichever path computes them, so the proofs are the same bytes:
@@ -31,6 +33,8 @@ pub(crate) mod quotient;
 #[cfg(test)]
 pub(crate) use lanes16::monty_words;
 pub(crate) use lanes16::Lanes16;
+
+use super::statement::{AggregateAir, FillBlock};
 
 /// Which code does the prover's field arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,12 +80,25 @@ impl ProverPath {
     }
 }
 
+/// The trace's block fill on `path`: the same code, compiled with the path's features
+/// (its dot products then vectorize as in a build for the CPU).
+pub(crate) fn fill_block(path: ProverPath) -> FillBlock {
+    match path {
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx512 => avx512::fill_block,
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx2 => avx2::fill_block,
+        _ => AggregateAir::fill_block,
+    }
+}
+
 /// The kernels of one ISA path, expanded in its `isa_path!` module over its sixteen-lane
 /// type: each generic body compiled with the path's features (its `kernels!`), behind a
 /// safe function that asserts CPU support first.
 macro_rules! prover_kernels {
     ($lanes:ty) => {
         use $crate::leansig::aggregate::lanes::{dft, dots, pow, quotient};
+        use $crate::leansig::aggregate::statement::{AggregateAir, Claim, Witness};
         use $crate::leansig::aggregate::stark::Challenge;
         use p3_koala_bear::KoalaBear;
         use p3_matrix::Matrix;
@@ -103,6 +120,16 @@ macro_rules! prover_kernels {
                 dots::column_dots_lanes::<$lanes>(rows, width, weights, sums)
             }
 
+            fn fill_block_kernel(
+                air: &AggregateAir,
+                claim: &Claim,
+                witness: &Witness,
+                empty: &[KoalaBear],
+                block: &mut [KoalaBear],
+            ) {
+                air.fill_block(claim, witness, empty, block)
+            }
+
             fn least_witness_kernel(job: &pow::PowJob, start: u32, end: u32) -> Option<u32> {
                 pow::least_witness_lanes(job, start, end)
             }
@@ -117,6 +144,19 @@ macro_rules! prover_kernels {
             assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
             unsafe { coset_dft_kernel(coefficients, width, powers, twiddles, out) }
+        }
+
+        /// [`AggregateAir::fill_block`] compiled for this path's features.
+        pub(super) fn fill_block(
+            air: &AggregateAir,
+            claim: &Claim,
+            witness: &Witness,
+            empty: &[KoalaBear],
+            block: &mut [KoalaBear],
+        ) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { fill_block_kernel(air, claim, witness, empty, block) }
         }
 
         /// [`pow::least_witness_lanes`]: the least proof-of-work witness in `start..end`.
