@@ -365,7 +365,7 @@ struct Columns {
 };
 }  // namespace detail_aggregate
 
-// Proves that every signer's signature verifies (devnet-4, 1 to 4,096 signers). A
+// Proves that every signer's signature verifies (devnet-4, 1 to 8,192 signers). A
 // signature that does not verify throws LINESIG_STATUS_INVALID_ITEM with its index in
 // `failed_index()`.
 inline Buffer aggregate(Scheme s, std::span<const Signer> signers) {

@@ -33,7 +33,7 @@ typedef enum LinesigStatus {
   LINESIG_STATUS_UNKNOWN_SCHEME = 7,
   // A buffer of the wrong length (a seed that is not 32 bytes, a leanSig message that
   // is not 32, an output that is not the scheme's size, a context over 255 bytes), or
-  // a count out of range (aggregation: 1 to 4,096 signatures).
+  // a count out of range (aggregation: 1 to 8,192 signatures).
   LINESIG_STATUS_BAD_LENGTH = 8,
   // Bytes that are not a leanSig secret key of this scheme: foreign, truncated,
   // altered, another version or another instance's.
@@ -308,7 +308,7 @@ int linesig_leansig_key_from_bytes(uint32_t scheme,
                                    size_t len,
                                    struct LinesigLeansigKey **out);
 
-// Prove that all `count` signatures verify (devnet-4; 1 to 4,096 of them): signer i is
+// Prove that all `count` signatures verify (devnet-4; 1 to 8,192 of them): signer i is
 // (`public_keys[i]`, `messages[i]` of 32 bytes, `epochs[i]`, `signatures[i]`). The
 // proof goes to `*proof` (free with `linesig_buffer_free`). If a signature does not
 // verify, no proof is made: `INVALID_ITEM` with its index in `*failed_index` (SIZE_MAX

@@ -408,7 +408,7 @@ unsafe fn report_index(failed_index: *mut usize, index: Option<usize>) {
     }
 }
 
-/// Prove that all `count` signatures verify (devnet-4; 1 to 4,096 of them): signer i is
+/// Prove that all `count` signatures verify (devnet-4; 1 to 8,192 of them): signer i is
 /// (`public_keys[i]`, `messages[i]` of 32 bytes, `epochs[i]`, `signatures[i]`). The
 /// proof goes to `*proof` (free with `linesig_buffer_free`). If a signature does not
 /// verify, no proof is made: `INVALID_ITEM` with its index in `*failed_index` (SIZE_MAX

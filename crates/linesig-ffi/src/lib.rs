@@ -54,7 +54,7 @@ pub enum LinesigStatus {
     UnknownScheme = 7,
     /// A buffer of the wrong length (a seed that is not 32 bytes, a leanSig message that
     /// is not 32, an output that is not the scheme's size, a context over 255 bytes), or
-    /// a count out of range (aggregation: 1 to 4,096 signatures).
+    /// a count out of range (aggregation: 1 to 8,192 signatures).
     BadLength = 8,
     /// Bytes that are not a leanSig secret key of this scheme: foreign, truncated,
     /// altered, another version or another instance's.

@@ -8,7 +8,7 @@ lists of ``bytes`` as ``Engine.verify`` takes them; epochs are integers.
 
 The proof format is linesig's own (``LSAG``, version 3; Plonky3 STARK over KoalaBear,
 BLAKE3 commitments, 100 conjectured bits), not leanMultisig's. A proof covers at most
-4,096 signatures.
+8,192 signatures (about 18 GiB while proving that many).
 """
 
 from typing import Sequence
