@@ -182,3 +182,48 @@ fn every_path_extends_as_plonky3() {
         }
     }
 }
+
+/// A row's last columns, fewer than a lane vector, load with zeros past the row and store
+/// without touching the words after it, on every lane type the CPU runs.
+#[test]
+fn partial_columns_stay_inside_the_row() {
+    use super::lanes::{load_columns, store_columns};
+    use crate::leansig::lanes::KoalaLanes;
+    fn check<L: KoalaLanes>(name: &str) {
+        for width in 1..=40usize {
+            let mut buffer: Vec<u32> = (0..width as u32 + 16).map(|i| 1000 + i).collect();
+            let (row, after) = buffer.split_at_mut(width);
+            for at in (0..width).step_by(16) {
+                let x: L = load_columns(row, at);
+                let mut lanes = [0u32; 16];
+                x.store(&mut lanes);
+                for (k, &lane) in lanes.iter().enumerate() {
+                    let expected = row.get(at + k).copied().unwrap_or(0);
+                    assert_eq!(lane, expected, "{name}: width {width}, column {}", at + k);
+                }
+                store_columns(x.add(L::splat(1)), row, at);
+            }
+            assert!(
+                row.iter().enumerate().all(|(i, &v)| v == 1001 + i as u32),
+                "{name}: width {width}"
+            );
+            assert!(
+                after
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &v)| v == 1000 + (width + i) as u32),
+                "{name}: width {width} wrote past the row"
+            );
+        }
+    }
+    check::<crate::leansig::lanes::portable::Portable<16>>("portable");
+    #[cfg(target_arch = "x86_64")]
+    for path in ProverPath::supported() {
+        // SAFETY of the lane types: each is used only after its path's support is known.
+        match path {
+            ProverPath::Avx512 => check::<linesig_simd::u32x16::U32x16>("avx512"),
+            ProverPath::Avx2 => check::<crate::leansig::lanes::avx2::KoalaAvx2x2>("avx2"),
+            ProverPath::Plonky3 => {}
+        }
+    }
+}

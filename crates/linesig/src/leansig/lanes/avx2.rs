@@ -66,6 +66,29 @@ kernels! {
         _mm256_min_epu32(y, _mm256_sub_epi32(y, p))
     }
 
+    /// The first `x.len()` (≤ 8) lanes from `x`, the rest zero. A masked load reads, and
+    /// can fault on, only the lanes its mask selects: all inside `x`.
+    #[inline]
+    fn load_partial(x: &[u32]) -> __m256i {
+        assert!(x.len() <= 8);
+        // SAFETY: the mask selects x.len() lanes from x's start, all in bounds.
+        unsafe { _mm256_maskload_epi32(x.as_ptr().cast(), first_lanes(x.len())) }
+    }
+
+    /// The first `out.len()` (≤ 8) lanes into `out`; a masked store writes only those.
+    #[inline]
+    fn store_partial(v: __m256i, out: &mut [u32]) {
+        assert!(out.len() <= 8);
+        // SAFETY: the mask selects out.len() lanes from out's start, all in bounds.
+        unsafe { _mm256_maskstore_epi32(out.as_mut_ptr().cast(), first_lanes(out.len()), v) }
+    }
+
+    /// All ones in the first `n` lanes.
+    #[inline]
+    fn first_lanes(n: usize) -> __m256i {
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+    }
+
     #[inline]
     fn mul(a: __m256i, b: __m256i) -> __m256i {
         let even = _mm256_mul_epu32(a, b);
@@ -115,6 +138,16 @@ impl KoalaLanes for U32x8 {
     #[inline(always)]
     fn store(self, out: &mut [u32]) {
         self.store(out)
+    }
+    #[inline(always)]
+    fn load_partial(x: &[u32]) -> Self {
+        // SAFETY: see the module note.
+        U32x8(unsafe { load_partial(x) })
+    }
+    #[inline(always)]
+    fn store_partial(self, out: &mut [u32]) {
+        // SAFETY: see the module note.
+        unsafe { store_partial(self.0, out) }
     }
     #[inline(always)]
     fn add(self, other: Self) -> Self {
@@ -190,6 +223,22 @@ impl KoalaLanes for KoalaAvx2x2 {
         let (low, high) = out[..16].split_at_mut(8);
         U32x8(self.0[0]).store(low);
         U32x8(self.0[1]).store(high);
+    }
+    #[inline(always)]
+    fn load_partial(x: &[u32]) -> Self {
+        if x.len() <= 8 {
+            KoalaAvx2x2([U32x8::load_partial(x).0, U32x8::splat(0).0])
+        } else {
+            KoalaAvx2x2([U32x8::load(&x[..8]).0, U32x8::load_partial(&x[8..]).0])
+        }
+    }
+    #[inline(always)]
+    fn store_partial(self, out: &mut [u32]) {
+        let (low, high) = out.split_at_mut(out.len().min(8));
+        U32x8(self.0[0]).store_partial(low);
+        if !high.is_empty() {
+            U32x8(self.0[1]).store_partial(high);
+        }
     }
     #[inline(always)]
     fn add(self, other: Self) -> Self {

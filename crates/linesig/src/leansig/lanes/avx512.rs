@@ -48,6 +48,25 @@ kernels! {
         _mm512_min_epu32(r, _mm512_add_epi32(r, p))
     }
 
+    /// The first `x.len()` (< 16) lanes from `x`, the rest zero. A masked load reads, and
+    /// can fault on, only the lanes its mask selects: all inside `x`.
+    #[inline]
+    fn load_partial(x: &[u32]) -> __m512i {
+        assert!(x.len() < 16);
+        let mask = (1u16 << x.len()) - 1;
+        // SAFETY: the mask selects x.len() lanes from x's start, all in bounds.
+        unsafe { _mm512_maskz_loadu_epi32(mask, x.as_ptr().cast()) }
+    }
+
+    /// The first `out.len()` (< 16) lanes into `out`; a masked store writes only those.
+    #[inline]
+    fn store_partial(v: __m512i, out: &mut [u32]) {
+        assert!(out.len() < 16);
+        let mask = (1u16 << out.len()) - 1;
+        // SAFETY: the mask selects out.len() lanes from out's start, all in bounds.
+        unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr().cast(), mask, v) }
+    }
+
     /// [`super::div_2exp_scalar`] on every lane.
     #[inline]
     fn div_2exp(x: __m512i, k: u32) -> __m512i {
@@ -113,6 +132,16 @@ impl KoalaLanes for U32x16 {
     #[inline(always)]
     fn store(self, out: &mut [u32]) {
         self.store(out)
+    }
+    #[inline(always)]
+    fn load_partial(x: &[u32]) -> Self {
+        // SAFETY: see the module note.
+        U32x16(unsafe { load_partial(x) })
+    }
+    #[inline(always)]
+    fn store_partial(self, out: &mut [u32]) {
+        // SAFETY: see the module note.
+        unsafe { store_partial(self.0, out) }
     }
     #[inline(always)]
     fn add(self, other: Self) -> Self {

@@ -24,6 +24,9 @@ pub(crate) const P: u32 = 0x7f00_0001;
 /// p⁻¹ mod 2^32, for the Montgomery reduction.
 pub(crate) const P_INV: u32 = 0x8100_0001;
 
+/// The most lanes a [`KoalaLanes`] has.
+const MAX_LANES: usize = 16;
+
 /// N KoalaBear elements in Montgomery form, each in [0, p).
 pub(crate) trait KoalaLanes: Copy {
     const N: usize;
@@ -32,6 +35,33 @@ pub(crate) trait KoalaLanes: Copy {
     fn load(x: &[u32]) -> Self;
     /// Lanes into `out[..N]`.
     fn store(self, out: &mut [u32]);
+    /// Lanes from `x` (fewer than N words: a row's last columns), the rest zero, with
+    /// no read past `x`.
+    #[inline(always)]
+    fn load_partial(x: &[u32]) -> Self {
+        debug_assert!(x.len() < Self::N);
+        // A fixed-length loop with a condition, not a copy of `x.len()` words: that one
+        // becomes a call to `memcpy`, which dominated narrow matrices' transforms.
+        let mut words = [0u32; MAX_LANES];
+        for (i, word) in words.iter_mut().enumerate().take(Self::N) {
+            if i < x.len() {
+                *word = x[i];
+            }
+        }
+        Self::load(&words)
+    }
+    /// The first `out.len()` (fewer than N) lanes into `out`, with no write past it.
+    #[inline(always)]
+    fn store_partial(self, out: &mut [u32]) {
+        debug_assert!(out.len() < Self::N);
+        let mut words = [0u32; MAX_LANES];
+        self.store(&mut words);
+        for (i, word) in words.iter().enumerate().take(Self::N) {
+            if i < out.len() {
+                out[i] = *word;
+            }
+        }
+    }
     fn add(self, other: Self) -> Self;
     fn sub(self, other: Self) -> Self;
     /// Montgomery product: a·b·2^−32 mod p.

@@ -1,8 +1,8 @@
 //! The low-degree extensions on lanes: Plonky3's `TwoAdicSubgroupDft` whose
 //! `coset_lde_batch` (what the PCS commits every trace, preprocessed and quotient matrix
-//! with) runs its forward transforms sixteen columns at a time on the lanes
-//! [`ProverPath`] picks at run time; the inverse transform (an eighth of the work at
-//! blowup 8) and everything else stay Plonky3's `Radix2DitParallel`.
+//! with) runs its inverse and forward transforms sixteen columns at a time on the lanes
+//! [`ProverPath`] picks at run time; everything else stays Plonky3's
+//! `Radix2DitParallel`.
 //!
 //! The extension of h evaluations over H to the coset shift·K (|K| = 2^b·h, generator
 //! g) is 2^b transforms of size h: with c the coefficients, coset k's values
@@ -10,6 +10,13 @@
 //! natural-order extension with its rows bit-reversed (point k + 2^b·i at row
 //! rev_b(k)·h + rev(i)), so coset k fills block rev_b(k), in bit-reversed order, which is
 //! the order a decimation-in-frequency network leaves its outputs in.
+//!
+//! The coefficients come from the same network run in place on the evaluations with
+//! ω⁻¹: h·c, in bit-reversed order. The forward transforms read them in that order
+//! (row i of their input is row rev(i)) and fold the 1/h into the coset's powers, so the
+//! inverse costs one transform of size h, with no permutation, copy or scaling pass
+//! (Plonky3's inverse, in a portable build, ran scalar and copied its bit-reversed
+//! output into a new matrix).
 
 use super::lanes16::{load_columns, monty_words, store_columns, WIDTH};
 use super::ProverPath;
@@ -72,21 +79,41 @@ impl TwoAdicSubgroupDft<F> for LanesDft {
         added_bits: usize,
         shift: F,
     ) -> Self::Evaluations {
-        let kernel = match self.path {
+        let kernels = match self.path {
             #[cfg(target_arch = "x86_64")]
-            ProverPath::Avx512 => super::avx512::coset_dft,
+            ProverPath::Avx512 => Kernels {
+                coset_dft: super::avx512::coset_dft,
+                first_stage: super::avx512::first_stage,
+                finish_block: super::avx512::finish_block,
+            },
             #[cfg(target_arch = "x86_64")]
-            ProverPath::Avx2 => super::avx2::coset_dft,
+            ProverPath::Avx2 => Kernels {
+                coset_dft: super::avx2::coset_dft,
+                first_stage: super::avx2::first_stage,
+                finish_block: super::avx2::finish_block,
+            },
             _ => return self.plonky3.coset_lde_batch(mat, added_bits, shift),
         };
         let (width, height) = (mat.width(), mat.height());
+        if width == 0 {
+            // No columns: no height either (Plonky3's matrices); Plonky3 answers.
+            return self.plonky3.coset_lde_batch(mat, added_bits, shift);
+        }
         let log_height = log2_strict_usize(height);
-        let coefficients = self.plonky3.idft_batch(mat);
-        let coefficients = monty_words(&coefficients.values);
         let root = F::two_adic_generator(log_height);
+        let inverse_twiddles: Vec<F> = root.inverse().powers().take(height / 2).collect();
+        let mut coefficients = mat.values;
+        inverse_in_place(
+            &kernels,
+            monty_words_mut(&mut coefficients),
+            width,
+            monty_words(&inverse_twiddles),
+        );
+        let coefficients = monty_words(&coefficients);
         let twiddles: Vec<F> = root.powers().take(height / 2).collect();
         let twiddles = monty_words(&twiddles);
         let generator = F::two_adic_generator(log_height + added_bits);
+        let inverse_height = F::from_usize(height).inverse();
         let mut values = F::zero_vec((height * width) << added_bits);
         values
             .par_chunks_mut(height * width)
@@ -94,8 +121,11 @@ impl TwoAdicSubgroupDft<F> for LanesDft {
             .for_each(|(block, out)| {
                 let coset = reverse_bits_len(block, added_bits);
                 let coset_shift = shift * generator.exp_u64(coset as u64);
-                let powers: Vec<F> = coset_shift.powers().take(height).collect();
-                kernel(
+                let powers: Vec<F> = coset_shift
+                    .shifted_powers(inverse_height)
+                    .take(height)
+                    .collect();
+                (kernels.coset_dft)(
                     coefficients,
                     width,
                     monty_words(&powers),
@@ -107,6 +137,28 @@ impl TwoAdicSubgroupDft<F> for LanesDft {
     }
 }
 
+/// [`coset_dft_lanes`] on one path: (coefficients, width, powers, twiddles, out).
+type CosetDft = fn(&[u32], usize, &[u32], &[u32], &mut [u32]);
+
+/// One path's transform kernels (its `prover_kernels!`).
+struct Kernels {
+    coset_dft: CosetDft,
+    first_stage: fn(&mut [u32], usize, &[u32]),
+    finish_block: fn(&mut [u32], usize, usize, &[u32]),
+}
+
+/// The unnormalized inverse transform of `values` (h rows of `width`) in place: h times
+/// the coefficients, rows in bit-reversed order. The first stage spans the whole matrix
+/// and runs on one thread; the blocks it leaves are independent and run on all of them.
+fn inverse_in_place(kernels: &Kernels, values: &mut [u32], width: usize, inverse_twiddles: &[u32]) {
+    let height = values.len() / width;
+    (kernels.first_stage)(values, width, inverse_twiddles);
+    let log_block = Transform::new(width, height, inverse_twiddles).log_block();
+    values
+        .par_chunks_exact_mut(width << log_block)
+        .for_each(|block| (kernels.finish_block)(block, width, height, inverse_twiddles));
+}
+
 /// The Montgomery words of KoalaBear elements, to write.
 fn monty_words_mut(elements: &mut [F]) -> &mut [u32] {
     // SAFETY: as `monty_words` (`KoalaBear` is `#[repr(transparent)]` over its Montgomery
@@ -116,18 +168,19 @@ fn monty_words_mut(elements: &mut [F]) -> &mut [u32] {
 }
 
 /// One coset's transform: `out` (h rows of `width`) gets the DFT of the rows of
-/// `coefficients` scaled by `powers` (the coset shift's powers), in bit-reversed order,
-/// by a decimation-in-frequency network run in place on whole rows (sixteen columns per
-/// lane vector), in stages of a few layers each.
+/// `coefficients` (stored in bit-reversed order: row i is `coefficients`' row rev(i))
+/// scaled by `powers`, in bit-reversed order, by a decimation-in-frequency network run
+/// in place on whole rows (sixteen columns per lane vector), in stages of a few layers
+/// each.
 ///
 /// Why stages: a DIF layer of half-size 2^l pairs rows of the same block of 2^(l+1)
 /// rows, so the layers 2^a … 2^b of a block pair only rows equal modulo 2^b: each
 /// residue's 2^(a+1−b) rows form a small network of their own. A stage runs those small
 /// networks one after another, each in L2 (at most [`NETWORK_BYTES`] of rows), and the
 /// next stage runs on each block of 2^b rows in turn while it is still in L3. Every row
-/// is read whole and in order, which the prefetchers follow; the first stage reads it
-/// from the coefficients, scaled, so the matrix is written once and then reworked in
-/// cache (a column-at-a-time network read each row in 64-byte pieces, a page apart).
+/// is read whole, which the prefetchers follow; the first stage reads it from the
+/// coefficients, scaled, so the matrix is written once and then reworked in cache (a
+/// column-at-a-time network read each row in 64-byte pieces, a page apart).
 #[inline(always)]
 pub(super) fn coset_dft_lanes<L: KoalaLanes>(
     coefficients: &[u32],
@@ -136,39 +189,46 @@ pub(super) fn coset_dft_lanes<L: KoalaLanes>(
     twiddles: &[u32],
     out: &mut [u32],
 ) {
-    let height = powers.len();
-    let row_bytes = width * size_of::<u32>();
-    let transform = Transform {
-        width,
-        height,
-        twiddles,
-        stage_layers: (NETWORK_BYTES / row_bytes).max(2).ilog2() as usize,
-        one: monty_words(&[F::ONE])[0],
-    };
-    // The first stage over the whole matrix, from the coefficients; then each block it
-    // leaves, stage after stage, while the block is in cache. Loops, not recursion: a
-    // recursive call would leave the kernel's target features behind.
-    let log_height = log2_strict_usize(height);
-    let layers = transform.stage_layers.min(log_height);
-    transform.stage::<L>(out, log_height, layers, Some((coefficients, powers)));
-    let log_block = log_height - layers;
-    for block in out.chunks_exact_mut(width << log_block) {
-        let mut log_rows = log_block;
-        while log_rows > 0 {
-            let layers = transform.stage_layers.min(log_rows);
-            for part in block.chunks_exact_mut(width << log_rows) {
-                transform.stage::<L>(part, log_rows, layers, None);
-            }
-            log_rows -= layers;
-        }
+    let transform = Transform::new(width, powers.len(), twiddles);
+    transform.stage::<L>(
+        out,
+        transform.log_height,
+        transform.first_layers(),
+        Some((coefficients, powers)),
+    );
+    // Loops, not recursion: a recursive call would leave the kernel's target features
+    // behind.
+    for block in out.chunks_exact_mut(width << transform.log_block()) {
+        transform.finish_block::<L>(block);
     }
 }
 
-/// The fixed parts of one coset's transform.
+/// The first stage of the network of `values` (h rows of `width`) in place, the
+/// twiddles those of its size: the layers whose small networks span the whole matrix.
+#[inline(always)]
+pub(super) fn first_stage_lanes<L: KoalaLanes>(values: &mut [u32], width: usize, twiddles: &[u32]) {
+    let transform = Transform::new(width, values.len() / width, twiddles);
+    transform.stage::<L>(values, transform.log_height, transform.first_layers(), None);
+}
+
+/// The rest of the network of an h-row matrix on one block the first stage left
+/// (`block`: 2^log_block rows, see [`Transform::log_block`]).
+#[inline(always)]
+pub(super) fn finish_block_lanes<L: KoalaLanes>(
+    block: &mut [u32],
+    width: usize,
+    height: usize,
+    twiddles: &[u32],
+) {
+    Transform::new(width, height, twiddles).finish_block::<L>(block);
+}
+
+/// The fixed parts of one transform of size h.
 struct Transform<'a> {
     width: usize,
     height: usize,
-    /// ω^0 … ω^(h/2 − 1), ω the h-th root of unity.
+    log_height: usize,
+    /// ω^0 … ω^(h/2 − 1), ω an h-th root of unity (its inverse for the inverse).
     twiddles: &'a [u32],
     /// Layers per stage (≥ 1): the small networks span 2^stage_layers rows.
     stage_layers: usize,
@@ -176,11 +236,51 @@ struct Transform<'a> {
     one: u32,
 }
 
+impl<'a> Transform<'a> {
+    #[inline(always)]
+    fn new(width: usize, height: usize, twiddles: &'a [u32]) -> Self {
+        let row_bytes = width * size_of::<u32>();
+        Transform {
+            width,
+            height,
+            log_height: log2_strict_usize(height),
+            twiddles,
+            stage_layers: (NETWORK_BYTES / row_bytes.max(1)).max(2).ilog2() as usize,
+            one: monty_words(&[F::ONE])[0],
+        }
+    }
+
+    /// The first stage's layers (all of them for a small matrix).
+    #[inline(always)]
+    fn first_layers(&self) -> usize {
+        self.stage_layers.min(self.log_height)
+    }
+
+    /// log2 of the rows of the blocks the first stage leaves.
+    #[inline(always)]
+    fn log_block(&self) -> usize {
+        self.log_height - self.first_layers()
+    }
+
+    /// Every stage after the first on one of the blocks it leaves.
+    #[inline(always)]
+    fn finish_block<L: KoalaLanes>(&self, block: &mut [u32]) {
+        let mut log_rows = self.log_block();
+        while log_rows > 0 {
+            let layers = self.stage_layers.min(log_rows);
+            for part in block.chunks_exact_mut(self.width << log_rows) {
+                self.stage::<L>(part, log_rows, layers, None);
+            }
+            log_rows -= layers;
+        }
+    }
+}
+
 impl Transform<'_> {
     /// One stage: the `layers` layers of half-size 2^(log_rows − 1) down over `block`
     /// (2^log_rows rows starting at a multiple of 2^log_rows), small network by small
-    /// network. With `input` (the first stage), each network's rows are first filled
-    /// from the coefficients times the powers.
+    /// network. With `input` (the first stage of a forward transform), each network's
+    /// rows are first filled from the bit-reversed coefficients times the powers.
     #[inline(always)]
     fn stage<L: KoalaLanes>(
         &self,
@@ -193,17 +293,24 @@ impl Transform<'_> {
         let width = self.width;
         let bottom = log_rows - layers;
         let spacing = 1 << bottom;
-        let mut tail = [0u32; WIDTH];
         for residue in 0..spacing {
             if let Some((coefficients, powers)) = input {
-                for u in 0..1 << layers {
-                    let row = residue + spacing * u;
+                // Row residue + spacing·u reads row rev(residue + spacing·u) =
+                // rev(residue)·2^layers + rev(u) (the first stage spans the matrix, so
+                // log_rows is log h): taking u = rev(v) reads the network's rows in
+                // ascending order, one run of memory, which matters for narrow matrices
+                // (a 64-byte row read out of order is a cache line the prefetchers miss).
+                let first_source = reverse_bits_len(residue, bottom) << layers;
+                for v in 0..1 << layers {
+                    let row = residue + spacing * reverse_bits_len(v, layers);
                     let power = L::splat(powers[row]);
-                    let from = &coefficients[row * width..(row + 1) * width];
+                    let source = first_source + v;
+                    debug_assert_eq!(source, reverse_bits_len(row, self.log_height));
+                    let from = &coefficients[source * width..(source + 1) * width];
                     let to = &mut block[row * width..(row + 1) * width];
                     for at in (0..width).step_by(WIDTH) {
-                        let x = load_columns::<L>(from, at, &mut tail).mul(power);
-                        store_columns(x, to, at, &mut tail);
+                        let x = load_columns::<L>(from, at).mul(power);
+                        store_columns(x, to, at);
                     }
                 }
             }
@@ -223,7 +330,6 @@ impl Transform<'_> {
                             &mut lows[low * width..(low + 1) * width],
                             &mut highs[..width],
                             (twiddle != self.one).then_some(twiddle),
-                            &mut tail,
                         );
                     }
                 }
@@ -235,24 +341,16 @@ impl Transform<'_> {
 /// (a, b) → (a + b, (a − b)·twiddle) on two rows, sixteen columns at a time (no
 /// multiplication for a twiddle of one: `None`).
 #[inline(always)]
-fn butterfly_rows<L: KoalaLanes>(
-    a: &mut [u32],
-    b: &mut [u32],
-    twiddle: Option<u32>,
-    tail: &mut [u32; WIDTH],
-) {
+fn butterfly_rows<L: KoalaLanes>(a: &mut [u32], b: &mut [u32], twiddle: Option<u32>) {
     let twiddle = twiddle.map(L::splat);
     for at in (0..a.len()).step_by(WIDTH) {
-        let (x, y) = (
-            load_columns::<L>(a, at, tail),
-            load_columns::<L>(b, at, tail),
-        );
-        store_columns(x.add(y), a, at, tail);
+        let (x, y) = (load_columns::<L>(a, at), load_columns::<L>(b, at));
+        store_columns(x.add(y), a, at);
         let difference = x.sub(y);
         let difference = match twiddle {
             Some(twiddle) => difference.mul(twiddle),
             None => difference,
         };
-        store_columns(difference, b, at, tail);
+        store_columns(difference, b, at);
     }
 }

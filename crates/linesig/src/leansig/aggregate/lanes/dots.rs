@@ -113,11 +113,10 @@ pub(super) fn row_dots_lanes<L: KoalaLanes>(
 ) {
     // Plain loops, no closures: a closure would not inherit the kernel's features.
     let padded = powers.len() / D;
-    let mut tail = [0u32; WIDTH];
     for (row, out) in rows.chunks_exact(width).zip(out) {
         let mut acc = [L::splat(0); D];
         for at in (0..width).step_by(WIDTH) {
-            let x: L = load_columns(row, at, &mut tail);
+            let x: L = load_columns(row, at);
             for (d, acc) in acc.iter_mut().enumerate() {
                 *acc = acc.add(x.mul(L::load(&powers[d * padded + at..])));
             }
@@ -141,11 +140,10 @@ pub(super) fn column_dots_lanes<L: KoalaLanes>(
     sums: &mut [u32],
 ) {
     let padded = sums.len() / D;
-    let mut tail = [0u32; WIDTH];
     for at in (0..padded).step_by(WIDTH) {
         let mut acc = [L::splat(0); D];
         for (row, weight) in rows.chunks_exact(width).zip(weights) {
-            let x: L = load_columns(row, at, &mut tail);
+            let x: L = load_columns(row, at);
             for (acc, &w) in acc.iter_mut().zip(weight) {
                 *acc = acc.add(x.mul(L::splat(w)));
             }

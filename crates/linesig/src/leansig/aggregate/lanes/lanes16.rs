@@ -48,33 +48,23 @@ pub(crate) fn challenge(words: [u32; 4]) -> Challenge {
 }
 
 /// Lanes from `row[at..]`, at most [`WIDTH`] of its words; lanes past the row's end are
-/// zero (through `tail`, so that no load reads past the row).
+/// zero (a partial load, which reads nothing past the row).
 #[inline(always)]
-pub(crate) fn load_columns<L: KoalaLanes>(row: &[u32], at: usize, tail: &mut [u32; WIDTH]) -> L {
+pub(crate) fn load_columns<L: KoalaLanes>(row: &[u32], at: usize) -> L {
     if at + WIDTH <= row.len() {
         L::load(&row[at..])
     } else {
-        let lanes = row.len() - at;
-        tail[..lanes].copy_from_slice(&row[at..]);
-        tail[lanes..].fill(0);
-        L::load(tail)
+        L::load_partial(&row[at..])
     }
 }
 
 /// `x`'s lanes into `row[at..]`, as many as the row has room for.
 #[inline(always)]
-pub(crate) fn store_columns<L: KoalaLanes>(
-    x: L,
-    row: &mut [u32],
-    at: usize,
-    tail: &mut [u32; WIDTH],
-) {
+pub(crate) fn store_columns<L: KoalaLanes>(x: L, row: &mut [u32], at: usize) {
     if at + WIDTH <= row.len() {
         x.store(&mut row[at..]);
     } else {
-        let lanes = row.len() - at;
-        x.store(tail);
-        row[at..].copy_from_slice(&tail[..lanes]);
+        x.store_partial(&mut row[at..]);
     }
 }
 

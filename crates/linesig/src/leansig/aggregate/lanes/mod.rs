@@ -11,7 +11,7 @@
 //!   [`Lanes16`], sixteen points at a time;
 //! - [`dots`]: the opening's two large products, each LDE row with the powers of the
 //!   batching challenge, and the columns of the low rows with the barycentric weights;
-//! - [`dft`]: the forward transforms of the low-degree extensions the PCS commits;
+//! - [`dft`]: the transforms of the low-degree extensions the PCS commits;
 //! - [`pow`]: the proof-of-work search, BLAKE3 on sixteen candidates at a time;
 //! - the trace's block fill ([`fill_block`]): the statement's own code, compiled in
 //!   each path's kernel so that the permutations' dot products vectorize.
@@ -33,6 +33,8 @@ pub(crate) mod quotient;
 #[cfg(test)]
 pub(crate) use lanes16::monty_words;
 pub(crate) use lanes16::Lanes16;
+#[cfg(test)]
+pub(crate) use lanes16::{load_columns, store_columns};
 
 use super::statement::{AggregateAir, FillBlock};
 
@@ -137,6 +139,28 @@ macro_rules! prover_kernels {
             fn coset_dft_kernel(coefficients: &[u32], width: usize, powers: &[u32], twiddles: &[u32], out: &mut [u32]) {
                 dft::coset_dft_lanes::<$lanes>(coefficients, width, powers, twiddles, out)
             }
+
+            fn first_stage_kernel(values: &mut [u32], width: usize, twiddles: &[u32]) {
+                dft::first_stage_lanes::<$lanes>(values, width, twiddles)
+            }
+
+            fn finish_block_kernel(block: &mut [u32], width: usize, height: usize, twiddles: &[u32]) {
+                dft::finish_block_lanes::<$lanes>(block, width, height, twiddles)
+            }
+        }
+
+        /// [`dft::first_stage_lanes`]: a transform's first stage, in place.
+        pub(super) fn first_stage(values: &mut [u32], width: usize, twiddles: &[u32]) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { first_stage_kernel(values, width, twiddles) }
+        }
+
+        /// [`dft::finish_block_lanes`]: the later stages on one block.
+        pub(super) fn finish_block(block: &mut [u32], width: usize, height: usize, twiddles: &[u32]) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { finish_block_kernel(block, width, height, twiddles) }
         }
 
         /// [`dft::coset_dft_lanes`]: one coset's transform.
