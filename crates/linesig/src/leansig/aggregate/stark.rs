@@ -146,12 +146,12 @@ pub(crate) fn fri_parameters() -> FriParameters<ChallengeMmcs> {
 /// The KoalaBear arithmetic this build proves with, for reports: the lanes the trace
 /// fill, the constraints, the opening, the extensions and the proof-of-work search run
 /// on (chosen at run time, [`super::lanes`]), and Plonky3's compile-time packing, which
-/// the rest (inverse transforms, FRI folding) runs on.
+/// the rest (FRI folding; every transform in a build with Plonky3's packing) runs on.
 pub fn field_arithmetic() -> String {
     let lanes = ProverPath::best().name();
     match <<KoalaBear as Field>::Packing as PackedValue>::WIDTH {
         1 => format!(
-            "constraints, openings, extensions' transforms and proof-of-work search on {lanes} lanes and the trace fill compiled for {lanes} (chosen at run time), inverse transforms and FRI folding in Plonky3's scalar code (not built for the CPU)"
+            "constraints, openings, extensions' inverse and forward transforms and proof-of-work search on {lanes} lanes and the trace fill compiled for {lanes} (chosen at run time), FRI folding in Plonky3's scalar code (not built for the CPU)"
         ),
         width => format!(
             "constraints, openings and proof-of-work search on {lanes} lanes and the trace fill compiled for {lanes} (chosen at run time), transforms and FRI folding in Plonky3's packing of {width} lanes"
