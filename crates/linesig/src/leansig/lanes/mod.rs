@@ -25,6 +25,7 @@ pub(crate) const P: u32 = 0x7f00_0001;
 pub(crate) const P_INV: u32 = 0x8100_0001;
 
 /// The most lanes a [`KoalaLanes`] has.
+#[cfg(feature = "aggregate")]
 const MAX_LANES: usize = 16;
 
 /// N KoalaBear elements in Montgomery form, each in [0, p).
@@ -36,7 +37,8 @@ pub(crate) trait KoalaLanes: Copy {
     /// Lanes into `out[..N]`.
     fn store(self, out: &mut [u32]);
     /// Lanes from `x` (fewer than N words: a row's last columns), the rest zero, with
-    /// no read past `x`.
+    /// no read past `x`. (The aggregation prover's; verification reads whole lanes.)
+    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn load_partial(x: &[u32]) -> Self {
         debug_assert!(x.len() < Self::N);
@@ -51,6 +53,7 @@ pub(crate) trait KoalaLanes: Copy {
         Self::load(&words)
     }
     /// The first `out.len()` (fewer than N) lanes into `out`, with no write past it.
+    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn store_partial(self, out: &mut [u32]) {
         debug_assert!(out.len() < Self::N);
