@@ -103,8 +103,8 @@ int main(void) {
     d4_keys[1].len = 52;
     CHECK(linesig_leansig_verify_aggregate(D4, 2, d4_keys, msgs, epochs, junk, sizeof junk, &failed) == LINESIG_STATUS_MALFORMED_PROOF && failed == SIZE_MAX);
     CHECK(linesig_leansig_verify_aggregate(D4, 2, d4_keys, msgs, epochs, NULL, 5, &failed) == LINESIG_STATUS_NULL_POINTER);
-    CHECK(linesig_leansig_verify_aggregate(D4, 5000, NULL, NULL, NULL, junk, 0, &failed) == LINESIG_STATUS_BAD_LENGTH && SAYS("4096"));
-    CHECK(linesig_leansig_aggregate(D4, 5000, NULL, NULL, NULL, NULL, &proof, &failed) == LINESIG_STATUS_BAD_LENGTH);
+    CHECK(linesig_leansig_verify_aggregate(D4, 9000, NULL, NULL, NULL, junk, 0, &failed) == LINESIG_STATUS_BAD_LENGTH && SAYS("8192"));
+    CHECK(linesig_leansig_aggregate(D4, 9000, NULL, NULL, NULL, NULL, &proof, &failed) == LINESIG_STATUS_BAD_LENGTH);
     linesig_leansig_key_free(loaded);
     linesig_leansig_key_free(key);
     linesig_leansig_key_free(NULL);
