@@ -43,3 +43,6 @@ cp crates/linesig-agave/Cargo.lock "$scratch/linesig-agave-0.1.0/Cargo.lock"
 (cd "$scratch/linesig-agave-0.1.0" &&
   cargo build --release --target-dir "$out/target" --quiet)
 echo "package-check: linesig-simd, linesig and linesig-agave 0.1.0 build from their packages"
+# The packages' builds are scratch, about 0.9 GB: a CI host's disk is shared, and a run
+# once stopped on a full one.
+rm -rf "$out"

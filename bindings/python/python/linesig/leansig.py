@@ -6,9 +6,9 @@ returns only if the proof holds for exactly that list of (public key, message, e
 in that order, and raises ``InvalidAggregate`` with the reason otherwise. Columns are
 lists of ``bytes`` as ``Engine.verify`` takes them; epochs are integers.
 
-The proof format is linesig's own (``LSAG``, version 3; Plonky3 STARK over KoalaBear,
+The proof format is linesig's own (``LSAG``, version 4; Plonky3 STARK over KoalaBear,
 BLAKE3 commitments, 100 conjectured bits), not leanMultisig's. A proof covers at most
-8,192 signatures (about 18 GiB while proving that many).
+8,192 signatures (about 17 GiB while proving that many).
 """
 
 from typing import Sequence

@@ -89,6 +89,13 @@ impl<const N: usize> CanObserve<MerkleCap<KoalaBear, [u8; N]>> for Transcript {
     }
 }
 
+impl CanObserve<[u8; 32]> for Transcript {
+    /// A digest's bytes as they are (Plonky3's `CanObserve<Hash<F, u8, 32>>`).
+    fn observe(&mut self, digest: [u8; 32]) {
+        self.absorb(&digest);
+    }
+}
+
 impl<E: BasedVectorSpace<KoalaBear>> CanSample<E> for Transcript {
     /// Each coordinate by rejection: a squeezed word's low 31 bits, again while they
     /// are not below p.

@@ -1,12 +1,13 @@
 //! The run-time-dispatched prover against Plonky3's: each path this CPU runs proves
-//! the very bytes `p3_uni_stark::prove_with_preprocessed` proves, and the opening's
-//! products equal their definitions on shapes that are not whole lanes.
+//! the very bytes Plonky3's quotient and opening prove, the public columns the verifier
+//! evaluates are their polynomials, and the opening's products equal their definitions
+//! on shapes that are not whole lanes.
 
 use super::lanes::dots::{column_dots, row_dots};
 use super::lanes::ProverPath;
 use super::soundness_tests::{cases, signers, valid};
-use super::statement::{AggregateAir, Claim, ConstraintShape};
-use super::{capacity, prover, stark, Instance};
+use super::statement::{self, AggregateAir, Claim, ConstraintShape};
+use super::{capacity, prover, stark, verifier, Instance};
 use crate::leansig::lanes::to_monty;
 use p3_field::{BasedVectorSpace, PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::KoalaBear;
@@ -35,7 +36,7 @@ fn lanes_read_plonky3s_montgomery_words() {
 }
 
 #[test]
-fn every_path_proves_plonky3s_bytes() {
+fn every_path_proves_the_bytes_of_plonky3s_quotient_and_opening() {
     let cases = cases();
     let items = valid(&cases);
     assert!(items.len() >= 3, "the shared vectors have valid signatures");
@@ -45,20 +46,14 @@ fn every_path_proves_plonky3s_bytes() {
         let signers = signers(&items[..count]);
         let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
         let air = AggregateAir::new(&claims, capacity(Instance::Devnet4));
-        let config = stark::config_on(ProverPath::Plonky3);
-        let degree_bits = AggregateAir::degree_bits(count);
-        let (prover_data, _) =
-            p3_uni_stark::setup_preprocessed(&config, &air, degree_bits).expect("public columns");
-        let reference = stark::encode(
-            count as u32,
-            &p3_uni_stark::prove_with_preprocessed(
-                &config,
-                &air,
-                air.trace(&signers),
-                &[],
-                Some(&prover_data),
-            ),
+        let reference = prover::prove(
+            &stark::config_on(ProverPath::Plonky3),
+            &air,
+            air.trace(&signers),
+            ProverPath::Plonky3,
         );
+        verifier::verify(&stark::config(), &air, &reference).expect("the reference verifies");
+        let reference = stark::encode(count as u32, &reference);
         for &path in &paths {
             let config = stark::config_on(path);
             let trace = air.trace_with(&signers, super::lanes::fill_block(path));
@@ -67,11 +62,50 @@ fn every_path_proves_plonky3s_bytes() {
                 "{count} signers: the {} path's trace differs",
                 path.name()
             );
-            let proof = prover::prove(&config, &air, trace, &prover_data, path);
+            let proof = prover::prove(&config, &air, trace, path);
             assert!(
                 stark::encode(count as u32, &proof) == reference,
-                "{count} signers: the {} path's proof differs from Plonky3's",
+                "{count} signers: the {} path's proof differs from Plonky3's quotient and opening",
                 path.name()
+            );
+        }
+    }
+}
+
+/// What the verifier uses for the public columns at ζ is their polynomials' value
+/// there, computed another way: coefficients by Plonky3's inverse transform of the
+/// columns, then Horner at the point. Lists that fill their domain and lists padded
+/// with empty blocks; random points of the extension.
+#[test]
+fn the_public_columns_at_a_point_are_their_polynomials_value() {
+    use p3_dft::{Radix2Dit, TwoAdicSubgroupDft};
+    let cases = cases();
+    let items = valid(&cases);
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for count in [1, 2, 3, 5, 8] {
+        let claims: Vec<Claim> = (0..count)
+            .map(|i| signers(&items[i % items.len()..][..1])[0].0)
+            .map(|mut claim| {
+                claim.epoch ^= rng.gen_range(0..1 << 20);
+                claim
+            })
+            .collect();
+        let degree_bits = AggregateAir::degree_bits(count);
+        let columns = statement::preprocessed_trace(&claims);
+        let coefficients = Radix2Dit::default().idft_batch(columns.clone());
+        for _ in 0..3 {
+            let point = random_challenge(&mut rng);
+            let expected: Vec<Challenge> = (0..columns.width)
+                .map(|j| {
+                    (0..1 << degree_bits).rev().fold(Challenge::ZERO, |acc, i| {
+                        acc * point + coefficients.values[i * columns.width + j]
+                    })
+                })
+                .collect();
+            assert_eq!(
+                statement::preprocessed_at(&claims, degree_bits, point),
+                expected,
+                "{count} claims"
             );
         }
     }

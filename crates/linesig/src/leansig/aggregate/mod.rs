@@ -5,9 +5,10 @@
 //! - [`prove`] verifies every signature first and refuses with the index of the first
 //!   one that fails (a prover never proves a false statement), then proves
 //!   [`statement`]'s AIR over the list;
-//! - [`verify_aggregate`] rebuilds the public columns from the list, commits them
-//!   itself and checks the proof against that commitment: the proof holds for exactly
-//!   that list, in that order.
+//! - [`verify_aggregate`] hashes the list into the transcript and evaluates the public
+//!   columns at the proof's out-of-domain point from the list itself (no commitment,
+//!   no transform: [`statement::preprocessed_at`]): the proof holds for exactly that
+//!   list, in that order.
 //!
 //! Layers, bottom up: [`poseidon1_air`] (one Poseidon1 permutation as trace columns,
 //! two full rounds per committed state), [`statement`] (the per-signature block of
@@ -23,6 +24,7 @@ pub mod poseidon1_air;
 mod prover;
 pub mod stark;
 pub mod statement;
+mod verifier;
 
 #[cfg(test)]
 mod lanes_tests;
@@ -43,7 +45,7 @@ use p3_koala_bear::KoalaBear;
 use statement::{AggregateAir, Claim, Witness};
 
 /// The most signatures one proof covers: 64 rows each, a trace of 2^19 rows and
-/// 920 columns over an 8× LDE, about 2.2 GiB per 1,024 signatures while proving
+/// 920 columns over an 8× LDE, about 2.1 GiB per 1,024 signatures while proving
 /// (docs/results.md has the measured peaks). Split larger sets.
 pub const MAX_SIGNATURES: usize = 8192;
 
@@ -182,11 +184,7 @@ pub fn prove(instance: Instance, items: &[Item<'_>]) -> Result<AggregateProof, A
     let air = AggregateAir::new(&claims, capacity(instance));
     let path = ProverPath::best();
     let trace = air.trace_with(&signers, lanes::fill_block(path));
-    let config = stark::config();
-    let degree_bits = AggregateAir::degree_bits(items.len());
-    let (prover_data, _) = p3_uni_stark::setup_preprocessed(&config, &air, degree_bits)
-        .expect("the statement has public columns");
-    let proof = prover::prove(&config, &air, trace, &prover_data, path);
+    let proof = prover::prove(&stark::config(), &air, trace, path);
     Ok(AggregateProof {
         bytes: stark::encode(items.len() as u32, &proof),
     })
@@ -228,17 +226,14 @@ pub fn verify_aggregate(
         )));
     }
     let air = AggregateAir::new(&claims, capacity(instance));
-    let config = stark::config();
-    let (_, key) = p3_uni_stark::setup_preprocessed(&config, &air, degree_bits)
-        .expect("the statement has public columns");
-    // Plonky3's verifier checks shapes before it indexes, but a proof is hostile
-    // input: a panic anywhere in it is a refusal, never a crash.
+    // The verifier checks shapes before it indexes, but a proof is hostile input: a
+    // panic anywhere in it (Plonky3's FRI verifier included) is a refusal, never a crash.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        p3_uni_stark::verify_with_preprocessed(&config, &air, &proof, &[], Some(&key))
+        verifier::verify(&stark::config(), &air, &proof)
     }));
     match outcome {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(VerifyAggregateError::Rejected(format!("{e:?}"))),
+        Ok(Err(e)) => Err(VerifyAggregateError::Rejected(e)),
         Err(_) => Err(VerifyAggregateError::Rejected(
             "malformed proof (the verifier stopped on it)".into(),
         )),

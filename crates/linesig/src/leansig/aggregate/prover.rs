@@ -1,43 +1,50 @@
-//! The aggregate's prover: Plonky3's uni-stark protocol step for step (the same
-//! transcript, so `p3_uni_stark::verify` checks its proofs and they are byte for byte
-//! the proofs Plonky3's prover makes), with the quotient and the opening's products on
-//! the lanes [`ProverPath`] picks at run time instead of Plonky3's compile-time packing.
+//! The aggregate's prover: Plonky3's uni-stark protocol step for step, except that the
+//! preprocessed (public) columns are never committed or opened — the verifier
+//! evaluates them at ζ from the list ([`super::statement::preprocessed_at`]) — and the
+//! transcript absorbs the list's digest first in their commitment's stead. The quotient
+//! and the opening's products run on the lanes [`ProverPath`] picks at run time
+//! instead of Plonky3's compile-time packing; [`ProverPath::Plonky3`] runs Plonky3's own
+//! quotient and opening, and every path proves the same bytes.
 //!
-//! The steps, as the verifier replays them: commit the trace's LDE; observe the degree
-//! (twice: the protocol's extended and plain degree, equal without zero knowledge),
-//! the preprocessed width, both commitments and the (empty) public values; draw α;
-//! commit the quotient's chunks; draw ζ; open the trace at ζ and its successor, the
-//! chunks and the preprocessed columns at ζ ([`open`]: `TwoAdicFriPcs::open`'s steps).
+//! The steps, as the verifier ([`super::verifier`]) replays them: absorb the list's
+//! digest; commit the trace's LDE; observe the degree (twice: the protocol's extended
+//! and plain degree, equal without zero knowledge), the preprocessed width and the
+//! trace commitment; draw α; commit the quotient's chunks; draw ζ; open the trace at ζ
+//! and its successor and the chunks at ζ ([`open`]: `TwoAdicFriPcs::open`'s steps).
 
 use super::challenger::Transcript;
+use super::lanes::dft::LanesDft;
 use super::lanes::{dots, quotient, ProverPath};
 use super::stark::{self, Challenge, Config, StarkProof, ValMmcs};
-use super::statement::AggregateAir;
+use super::statement::{list_digest, AggregateAir};
 use core::marker::PhantomData;
 use p3_air::BaseAir;
 use p3_challenger::{CanObserve, FieldChallenger};
 use p3_commit::{Mmcs, OpenedValues as PcsOpenedValues, Pcs, PolynomialSpace};
+use p3_dft::TwoAdicSubgroupDft;
 use p3_field::coset::TwoAdicMultiplicativeCoset;
 use p3_field::{batch_multiplicative_inverse, Field, PrimeCharacteristicRing};
 use p3_fri::{TwoAdicFriFolding, TwoAdicFriFoldingForMmcs};
 use p3_koala_bear::KoalaBear;
+use p3_matrix::bitrev::BitReversibleMatrix;
 use p3_matrix::dense::RowMajorMatrix;
+use p3_matrix::dense::RowMajorMatrixCow;
 use p3_matrix::Matrix;
-use p3_uni_stark::{Commitments, OpenedValues, PreprocessedProverData, Proof, StarkGenericConfig};
+use p3_uni_stark::{Commitments, OpenedValues, Proof, StarkGenericConfig};
 use p3_util::{log2_strict_usize, reverse_slice_index_bits};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 type F = KoalaBear;
 /// The PCS and transcript of [`Config`], named so that each call says which `Pcs` impl.
 type ConfigPcs = <Config as StarkGenericConfig>::Pcs;
 
-/// Prove `air` over `trace` with its committed preprocessed columns, the lane work on
-/// `path` (which this CPU must run: [`ProverPath::supported`]).
+/// Prove `air` over `trace`, the lane work on `path` (which this CPU must run:
+/// [`ProverPath::supported`]).
 pub(crate) fn prove(
     config: &Config,
     air: &AggregateAir,
     trace: RowMajorMatrix<F>,
-    preprocessed: &PreprocessedProverData<Config>,
     path: ProverPath,
 ) -> StarkProof {
     // As Plonky3's prover does in debug builds: an unsatisfied constraint panics here,
@@ -47,18 +54,16 @@ pub(crate) fn prove(
     let degree = trace.height();
     let log_degree = degree.trailing_zeros() as usize;
     assert_eq!(
-        preprocessed.degree_bits, log_degree,
-        "preprocessed for this height"
+        log_degree,
+        AggregateAir::degree_bits(air.claims().len()),
+        "a trace for this list"
     );
     let layout = air.air_layout();
-    assert_eq!(
-        preprocessed.width, layout.preprocessed_width,
-        "preprocessed for this statement"
-    );
     let log_chunks = air.constraint_shape().log_quotient_chunks;
     let chunks = 1 << log_chunks;
     let pcs = config.pcs();
     let mut challenger = config.initialise_challenger();
+    challenger.observe(list_digest(air.claims()));
 
     let trace_domain =
         <ConfigPcs as Pcs<Challenge, Transcript>>::natural_domain_for_degree(pcs, degree);
@@ -66,9 +71,8 @@ pub(crate) fn prove(
         <ConfigPcs as Pcs<Challenge, Transcript>>::commit(pcs, [(trace_domain, trace)]);
     challenger.observe(F::from_u8(log_degree as u8));
     challenger.observe(F::from_u8(log_degree as u8));
-    challenger.observe(F::from_usize(preprocessed.width));
+    challenger.observe(F::from_usize(layout.preprocessed_width));
     challenger.observe(trace_commit.clone());
-    challenger.observe(preprocessed.commitment.clone());
     let alpha: Challenge = challenger.sample_algebra_element();
 
     let quotient_domain = trace_domain.create_disjoint_domain(degree << log_chunks);
@@ -78,12 +82,19 @@ pub(crate) fn prove(
         0,
         quotient_domain,
     );
-    let fixed = <ConfigPcs as Pcs<Challenge, Transcript>>::get_evaluations_on_domain_no_random(
-        pcs,
-        &preprocessed.prover_data,
-        0,
-        quotient_domain,
-    );
+    // The public columns on the quotient domain, uncommitted: their LDE (on the coset
+    // gK of the quotient domain's size), in the same bit-reversed storage and view as
+    // the trace's, so that one quotient kernel reads both.
+    let fixed = LanesDft::on(path)
+        .coset_lde_batch(
+            air.preprocessed_trace().expect("public columns"),
+            log_chunks,
+            F::GENERATOR,
+        )
+        .bit_reverse_rows();
+    let fixed = RowMajorMatrixCow::new(Cow::Owned(fixed.values), fixed.width).bit_reverse_rows();
+    debug_assert_eq!(quotient_domain.shift(), F::GENERATOR);
+    debug_assert_eq!(fixed.height(), quotient_domain.size());
     let values = quotient::quotient_values(
         path,
         air,
@@ -115,26 +126,22 @@ pub(crate) fn prove(
     let rounds = vec![
         (&trace_data, vec![vec![zeta, zeta_next]]),
         (&quotient_data, vec![vec![zeta]; chunks]),
-        (&preprocessed.prover_data, vec![vec![zeta]]),
     ];
     let (opened, opening_proof) = match path {
-        ProverPath::Plonky3 => <ConfigPcs as Pcs<Challenge, Transcript>>::open_with_preprocessing(
-            pcs,
-            rounds,
-            &mut challenger,
-            true,
-        ),
+        ProverPath::Plonky3 => {
+            <ConfigPcs as Pcs<Challenge, Transcript>>::open(pcs, rounds, &mut challenger)
+        }
         _ => open(path, rounds, &mut challenger),
     };
-    let trace_opened = &opened[<ConfigPcs as Pcs<Challenge, Transcript>>::TRACE_IDX][0];
+    let [trace_opened, quotient_opened] = &opened[..] else {
+        unreachable!("two rounds opened")
+    };
     let opened_values = OpenedValues {
-        trace_local: trace_opened[0].clone(),
-        trace_next: Some(trace_opened[1].clone()),
-        preprocessed_local: Some(
-            opened[<ConfigPcs as Pcs<Challenge, Transcript>>::PREPROCESSED_TRACE_IDX][0][0].clone(),
-        ),
+        trace_local: trace_opened[0][0].clone(),
+        trace_next: Some(trace_opened[0][1].clone()),
+        preprocessed_local: None,
         preprocessed_next: None,
-        quotient_chunks: opened[<ConfigPcs as Pcs<Challenge, Transcript>>::QUOTIENT_IDX]
+        quotient_chunks: quotient_opened
             .iter()
             .map(|chunk| chunk[0].clone())
             .collect(),

@@ -272,7 +272,25 @@ fn a_proof_holds_for_its_list_only() {
     // The count rewritten to match a shorter list: the statement still differs.
     let mut recounted = proof.clone();
     recounted[5..9].copy_from_slice(&3u32.to_le_bytes());
-    assert!(refused(&items[..3], &recounted));
+    assert!(
+        refused(&items[..3], &recounted),
+        "a superset's proof for a prefix"
+    );
+    // A prefix's proof, its count rewritten to the whole list's: three signers and four
+    // fill the same 256 rows, so only the binding to the list refuses it.
+    assert_eq!(
+        AggregateAir::degree_bits(3),
+        AggregateAir::degree_bits(items.len())
+    );
+    let mut extended = prove(DEVNET4, &items[..3]).unwrap().bytes;
+    extended[5..9].copy_from_slice(&(items.len() as u32).to_le_bytes());
+    assert!(
+        matches!(
+            verify_aggregate(DEVNET4, &items, &extended),
+            Err(VerifyAggregateError::Rejected(_))
+        ),
+        "a prefix's proof for the whole list"
+    );
     let mut list = items.clone();
     list[3] = list[0];
     assert!(

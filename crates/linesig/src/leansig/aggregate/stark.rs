@@ -23,11 +23,12 @@
 //! Why blowup 8 and not 2: a proof opens every committed column at every query, so its
 //! size is about queries × width. Blowup 2 needs 84 queries over the 1,639 columns of
 //! one-round-per-commit blocks (0.95–1.4 MB); blowup 8 needs 28 over 920 columns
-//! (177–237 KB, N = 2 … 1,024), for a prover that works over a 4× wider LDE.
+//! (162–215 KB, N = 2 … 1,024), for a prover that works over a 4× wider LDE.
 //!
 //! Byte format (linesig's own; not leanMultisig's): `b"LSAG"`, the format version
 //! ([`FORMAT_VERSION`], one byte), the number of signatures the proof covers (u32
-//! little-endian), then `p3_uni_stark::Proof` in bincode 1 with fixed-width
+//! little-endian), then `p3_uni_stark::Proof` (no preprocessed openings: the verifier
+//! evaluates the public columns itself; version 3 opened committed ones) in bincode 1 with fixed-width
 //! little-endian integers (a field element is its Montgomery form as 4 bytes, a length
 //! 8 bytes), with nothing after it. Decoding is strict: a wrong magic or version, a
 //! short or malformed body, a field element ≥ p, or trailing bytes are typed errors.
@@ -109,7 +110,7 @@ const DOMAIN_SEPARATOR: &[u8] = b"linesig leansig-devnet4 aggregate";
 pub const MAGIC: [u8; 4] = *b"LSAG";
 /// The byte format's version: bumped with any change to the format, the parameters
 /// or the statement.
-pub const FORMAT_VERSION: u8 = 3;
+pub const FORMAT_VERSION: u8 = 4;
 
 /// The configuration: deterministic (BLAKE3 has no keys, the transcript a fixed start,
 /// the proof-of-work witness the least one: [`Transcript`]), so a statement always

@@ -3,10 +3,13 @@
 //! the trace is the blocks one after another, padded with empty blocks to a power of
 //! two.
 //!
-//! Public inputs are preprocessed columns: the verifier builds them from the list
-//! (key parameter and root, message elements, and every tweak the epoch gives) and
-//! commits them itself, so the proof is bound to exactly that list in that order,
-//! without a hash of it inside the trace.
+//! Public inputs are preprocessed columns built from the list (key parameter and root,
+//! message elements, every tweak the epoch gives, and the block's fixed schedule).
+//! Nobody commits them: the prover extends them for the quotient, and the verifier
+//! evaluates them at the out-of-domain point itself ([`preprocessed_at`]), in time
+//! linear in the list and without a transform, after the transcript has absorbed the
+//! list's digest ([`list_digest`]). So the proof is bound to exactly that list in that
+//! order, without a hash of it inside the trace.
 //!
 //! A row holds the seven steps of one hash chain (width-16 Poseidon1, their input state
 //! value ‖ parameter ‖ tweak ‖ 0 taken from columns, not committed again) and two
@@ -41,14 +44,16 @@ use super::poseidon1_air::{
     array_from, poseidon1_16, poseidon1_24, round_columns, round_output_offset, Poseidon1Air,
     CONSTRAINT_DEGREE,
 };
+use super::stark::Challenge;
 use p3_air::symbolic::{get_constraint_layout, AirLayout, ConstraintLayout};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
-use p3_field::{Field, PrimeCharacteristicRing, PrimeField32};
+use p3_field::{
+    batch_multiplicative_inverse, Field, PrimeCharacteristicRing, PrimeField32, TwoAdicField,
+};
 use p3_koala_bear::{
     KoalaBear, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_16, KOALABEAR_POSEIDON_PARTIAL_ROUNDS_24,
 };
 use p3_matrix::dense::RowMajorMatrix;
-use p3_matrix::Matrix;
 use std::sync::OnceLock;
 
 type F = KoalaBear;
@@ -235,7 +240,8 @@ pub struct AggregateAir {
     p24_a: &'static Poseidon1Air<24>,
     p24_b: &'static Poseidon1Air<24>,
     capacity: [F; CAPACITY],
-    preprocessed: RowMajorMatrix<F>,
+    /// The list, in order: the preprocessed columns are built from it when asked for.
+    claims: Vec<Claim>,
 }
 
 impl AggregateAir {
@@ -258,7 +264,7 @@ impl AggregateAir {
             p24_a,
             p24_b,
             capacity,
-            preprocessed: preprocessed_trace(claims),
+            claims: claims.to_vec(),
         };
         debug_assert_eq!(air.p16.round_columns(), ROUNDS16);
         debug_assert_eq!(air.p16.round_output_offset(), OUT16);
@@ -272,7 +278,7 @@ impl AggregateAir {
     /// The widths Plonky3's symbolic evaluation runs the constraints at.
     pub(crate) fn air_layout(&self) -> AirLayout {
         AirLayout {
-            preprocessed_width: self.preprocessed.width(),
+            preprocessed_width: PREPROCESSED_WIDTH,
             main_width: self.width(),
             num_public_values: 0,
             ..Default::default()
@@ -287,6 +293,11 @@ impl AggregateAir {
     pub(crate) fn constraint_shape(&self) -> &'static ConstraintShape {
         static SHAPE: OnceLock<ConstraintShape> = OnceLock::new();
         SHAPE.get_or_init(|| ConstraintShape::of(self))
+    }
+
+    /// The list this statement is about.
+    pub(crate) fn claims(&self) -> &[Claim] {
+        &self.claims
     }
 
     /// log2 of the trace height for `count` signatures.
@@ -532,63 +543,149 @@ impl AggregateAir {
 }
 
 /// The preprocessed columns of `claims`, padded with zero rows to the trace height.
-fn preprocessed_trace(claims: &[Claim]) -> RowMajorMatrix<F> {
+pub(crate) fn preprocessed_trace(claims: &[Claim]) -> RowMajorMatrix<F> {
     let height = 1 << AggregateAir::degree_bits(claims.len());
     let mut values = F::zero_vec(height * PREPROCESSED_WIDTH);
     for (claim, block) in claims
         .iter()
         .zip(values.chunks_mut(ROWS_PER_SIGNATURE * PREPROCESSED_WIDTH))
     {
-        for (r, row) in block.chunks_mut(PREPROCESSED_WIDTH).enumerate() {
-            row[P_PARAM..P_PARAM + PARAM].copy_from_slice(&claim.parameter);
-            row[P_HOLD] = F::from_bool(r + 1 < ROWS_PER_SIGNATURE);
-            if r < CHAINS {
-                row[P_CHAIN] = F::ONE;
-                for j in 0..STEPS {
-                    let at = P_CHAIN_TWEAK + 2 * j;
-                    row[at..at + 2].copy_from_slice(&chain_tweak(claim.epoch, r, j + 1));
-                }
-                row[P_WEIGHT + r / Z] = F::from_u32(digit_weight(r));
-            }
-            if r == 0 {
-                row[P_MESSAGE_ROW] = F::ONE;
-                row[P_PUBLIC..P_PUBLIC + 9].copy_from_slice(&claim.message);
-                row[P_TWEAK_B..P_TWEAK_B + 2].copy_from_slice(&message_tweak(claim.epoch));
-                row[P_TWEAK_A..P_TWEAK_A + 2].copy_from_slice(&tree_tweak(0, claim.epoch));
-                row[P_SPONGE_FIRST] = F::ONE;
-            }
-            if let Some(b) = (1..SPONGE_BLOCKS).find(|&b| sponge_row(b) == r) {
-                row[P_SPONGE + sponge_offset(b)] = F::ONE;
-            }
-            if r == sponge_row(SPONGE_BLOCKS - 1) {
-                row[P_LEAF] = F::ONE;
-            }
-            if (TREE_ROW..TREE_ROW + LEVELS / 2).contains(&r) {
-                let t = r - TREE_ROW;
-                row[P_TREE] = F::ONE;
-                for (level, tweak_at, left, right) in [
-                    (2 * t, P_TWEAK_A, P_LEFT_A, P_RIGHT_A),
-                    (2 * t + 1, P_TWEAK_B, P_LEFT_B, P_RIGHT_B),
-                ] {
-                    let position = claim.epoch >> level;
-                    row[tweak_at..tweak_at + 2]
-                        .copy_from_slice(&tree_tweak(level + 1, position >> 1));
-                    row[left] = F::from_bool(position & 1 == 0);
-                    row[right] = F::from_bool(position & 1 == 1);
-                }
-                if t + 1 < LEVELS / 2 {
-                    row[P_TREE_NEXT] = F::ONE;
-                } else {
-                    row[P_ROOT] = F::ONE;
-                    row[P_PUBLIC..P_PUBLIC + HASH].copy_from_slice(&claim.root);
-                }
-            }
-            if (CHECK_ROW..CHECK_ROW + ELEMENTS).contains(&r) {
-                row[P_CHECK + r - CHECK_ROW] = F::ONE;
-            }
-        }
+        fill_preprocessed_block(claim, block);
     }
     RowMajorMatrix::new(values, PREPROCESSED_WIDTH)
+}
+
+/// One signer's block of preprocessed rows; `block` is zero on entry (the columns a
+/// row does not use stay zero).
+fn fill_preprocessed_block(claim: &Claim, block: &mut [F]) {
+    for (r, row) in block.chunks_mut(PREPROCESSED_WIDTH).enumerate() {
+        row[P_PARAM..P_PARAM + PARAM].copy_from_slice(&claim.parameter);
+        row[P_HOLD] = F::from_bool(r + 1 < ROWS_PER_SIGNATURE);
+        if r < CHAINS {
+            row[P_CHAIN] = F::ONE;
+            for j in 0..STEPS {
+                let at = P_CHAIN_TWEAK + 2 * j;
+                row[at..at + 2].copy_from_slice(&chain_tweak(claim.epoch, r, j + 1));
+            }
+            row[P_WEIGHT + r / Z] = F::from_u32(digit_weight(r));
+        }
+        if r == 0 {
+            row[P_MESSAGE_ROW] = F::ONE;
+            row[P_PUBLIC..P_PUBLIC + 9].copy_from_slice(&claim.message);
+            row[P_TWEAK_B..P_TWEAK_B + 2].copy_from_slice(&message_tweak(claim.epoch));
+            row[P_TWEAK_A..P_TWEAK_A + 2].copy_from_slice(&tree_tweak(0, claim.epoch));
+            row[P_SPONGE_FIRST] = F::ONE;
+        }
+        if let Some(b) = (1..SPONGE_BLOCKS).find(|&b| sponge_row(b) == r) {
+            row[P_SPONGE + sponge_offset(b)] = F::ONE;
+        }
+        if r == sponge_row(SPONGE_BLOCKS - 1) {
+            row[P_LEAF] = F::ONE;
+        }
+        if (TREE_ROW..TREE_ROW + LEVELS / 2).contains(&r) {
+            let t = r - TREE_ROW;
+            row[P_TREE] = F::ONE;
+            for (level, tweak_at, left, right) in [
+                (2 * t, P_TWEAK_A, P_LEFT_A, P_RIGHT_A),
+                (2 * t + 1, P_TWEAK_B, P_LEFT_B, P_RIGHT_B),
+            ] {
+                let position = claim.epoch >> level;
+                row[tweak_at..tweak_at + 2].copy_from_slice(&tree_tweak(level + 1, position >> 1));
+                row[left] = F::from_bool(position & 1 == 0);
+                row[right] = F::from_bool(position & 1 == 1);
+            }
+            if t + 1 < LEVELS / 2 {
+                row[P_TREE_NEXT] = F::ONE;
+            } else {
+                row[P_ROOT] = F::ONE;
+                row[P_PUBLIC..P_PUBLIC + HASH].copy_from_slice(&claim.root);
+            }
+        }
+        if (CHECK_ROW..CHECK_ROW + ELEMENTS).contains(&r) {
+            row[P_CHECK + r - CHECK_ROW] = F::ONE;
+        }
+    }
+}
+
+/// The list's digest, which the transcript absorbs before anything else, so that
+/// every challenge depends on the statement (Fiat–Shamir must bind what is proved, and
+/// no commitment to the preprocessed columns does it now): BLAKE3 of a domain string,
+/// the count, and each claim's parameter, root and message elements (canonical,
+/// 4 bytes little-endian each) and epoch (4 bytes), in the list's order.
+pub(crate) fn list_digest(claims: &[Claim]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"linesig leansig-devnet4 aggregate list");
+    hasher.update(&(claims.len() as u32).to_le_bytes());
+    for claim in claims {
+        for x in claim
+            .parameter
+            .iter()
+            .chain(&claim.root)
+            .chain(&claim.message)
+        {
+            hasher.update(&x.as_canonical_u32().to_le_bytes());
+        }
+        hasher.update(&claim.epoch.to_le_bytes());
+    }
+    hasher.finalize().into()
+}
+
+/// The preprocessed columns of `claims` at `point`, a point off the trace domain H
+/// (|H| = n = 2^`degree_bits`, generator ω): what the verifier uses in place of opened
+/// values of committed columns. Column j's polynomial is Σ_i c_ij·L_i with the Lagrange
+/// basis of H, L_i(z) = (z^n − 1)/n · ω^i/(z − ω^i), and every cell past the list's
+/// 64·N rows is zero, so after one batch inversion of z − ω^i over those rows each
+/// column costs one product per non-zero cell: linear in N, no transform, no Merkle
+/// tree. The rows are [`fill_preprocessed_block`]'s, the prover's own.
+pub(crate) fn preprocessed_at(
+    claims: &[Claim],
+    degree_bits: usize,
+    point: Challenge,
+) -> Vec<Challenge> {
+    use rayon::prelude::*;
+    const BLOCK: usize = ROWS_PER_SIGNATURE * PREPROCESSED_WIDTH;
+    let rows = claims.len() * ROWS_PER_SIGNATURE;
+    assert!(rows <= 1 << degree_bits, "the list fits the domain");
+    let omega = F::two_adic_generator(degree_bits);
+    let powers: Vec<F> = omega.powers().take(rows).collect();
+    let differences: Vec<Challenge> = powers.par_iter().map(|&x| point - x).collect();
+    let inverses = batch_multiplicative_inverse(&differences);
+    let add = |mut a: Vec<Challenge>, b: Vec<Challenge>| {
+        a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+        a
+    };
+    let sums = claims
+        .par_iter()
+        .enumerate()
+        .fold(
+            || {
+                (
+                    vec![Challenge::ZERO; PREPROCESSED_WIDTH],
+                    F::zero_vec(BLOCK),
+                )
+            },
+            |(mut sums, mut block), (s, claim)| {
+                block.fill(F::ZERO);
+                fill_preprocessed_block(claim, &mut block);
+                for (r, row) in block.chunks(PREPROCESSED_WIDTH).enumerate() {
+                    let i = s * ROWS_PER_SIGNATURE + r;
+                    let weight = inverses[i] * powers[i];
+                    for (sum, &c) in sums.iter_mut().zip(row) {
+                        if c == F::ONE {
+                            *sum += weight;
+                        } else if c != F::ZERO {
+                            *sum += weight * c;
+                        }
+                    }
+                }
+                (sums, block)
+            },
+        )
+        .map(|(sums, _)| sums)
+        .reduce(|| vec![Challenge::ZERO; PREPROCESSED_WIDTH], add);
+    let scale = (point.exp_power_of_2(degree_bits) - Challenge::ONE)
+        * F::from_usize(1 << degree_bits).inverse();
+    sums.into_iter().map(|sum| sum * scale).collect()
 }
 
 impl BaseAir<F> for AggregateAir {
@@ -597,7 +694,7 @@ impl BaseAir<F> for AggregateAir {
     }
 
     fn preprocessed_trace(&self) -> Option<RowMajorMatrix<F>> {
-        Some(self.preprocessed.clone())
+        Some(preprocessed_trace(&self.claims))
     }
 
     /// The constraints read no preprocessed column of the next row.
