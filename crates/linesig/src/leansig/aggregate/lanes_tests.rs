@@ -103,7 +103,7 @@ fn the_public_columns_at_a_point_are_their_polynomials_value() {
                 })
                 .collect();
             assert_eq!(
-                statement::preprocessed_at(&claims, degree_bits, point),
+                statement::preprocessed_at(&claims, point),
                 expected,
                 "{count} claims"
             );

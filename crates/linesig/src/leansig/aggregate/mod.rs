@@ -218,13 +218,6 @@ pub fn verify_aggregate(
             listed: claims.len(),
         });
     }
-    let degree_bits = AggregateAir::degree_bits(claims.len());
-    if proof.degree_bits != degree_bits {
-        return Err(VerifyAggregateError::Rejected(format!(
-            "a trace of 2^{} rows, not the 2^{degree_bits} the list gives",
-            proof.degree_bits
-        )));
-    }
     let air = AggregateAir::new(&claims, capacity(instance));
     // The verifier checks shapes before it indexes, but a proof is hostile input: a
     // panic anywhere in it (Plonky3's FRI verifier included) is a refusal, never a crash.

@@ -72,7 +72,7 @@ impl ConstraintShape {
     pub(crate) fn of(air: &AggregateAir) -> Self {
         let layout = air.air_layout();
         ConstraintShape {
-            log_quotient_chunks: p3_uni_stark::get_log_num_quotient_chunks::<F, _>(air, layout, 0),
+            log_quotient_chunks: air.log_quotient_chunks(),
             layout: get_constraint_layout::<F, F, _>(air, layout),
         }
     }
@@ -293,6 +293,12 @@ impl AggregateAir {
     pub(crate) fn constraint_shape(&self) -> &'static ConstraintShape {
         static SHAPE: OnceLock<ConstraintShape> = OnceLock::new();
         SHAPE.get_or_init(|| ConstraintShape::of(self))
+    }
+
+    /// log2 of the quotient's chunks, from the constraints' degree bound (no symbolic
+    /// evaluation: the verifier needs this and not [`Self::constraint_shape`]'s order).
+    pub(crate) fn log_quotient_chunks(&self) -> usize {
+        p3_uni_stark::get_log_num_quotient_chunks::<F, _>(self, self.air_layout(), 0)
     }
 
     /// The list this statement is about.
@@ -631,21 +637,17 @@ pub(crate) fn list_digest(claims: &[Claim]) -> [u8; 32] {
 }
 
 /// The preprocessed columns of `claims` at `point`, a point off the trace domain H
-/// (|H| = n = 2^`degree_bits`, generator ω): what the verifier uses in place of opened
+/// (|H| = n, the list's trace height, generator ω): what the verifier uses in place of opened
 /// values of committed columns. Column j's polynomial is Σ_i c_ij·L_i with the Lagrange
 /// basis of H, L_i(z) = (z^n − 1)/n · ω^i/(z − ω^i), and every cell past the list's
 /// 64·N rows is zero, so after one batch inversion of z − ω^i over those rows each
 /// column costs one product per non-zero cell: linear in N, no transform, no Merkle
 /// tree. The rows are [`fill_preprocessed_block`]'s, the prover's own.
-pub(crate) fn preprocessed_at(
-    claims: &[Claim],
-    degree_bits: usize,
-    point: Challenge,
-) -> Vec<Challenge> {
+pub(crate) fn preprocessed_at(claims: &[Claim], point: Challenge) -> Vec<Challenge> {
     use rayon::prelude::*;
     const BLOCK: usize = ROWS_PER_SIGNATURE * PREPROCESSED_WIDTH;
     let rows = claims.len() * ROWS_PER_SIGNATURE;
-    assert!(rows <= 1 << degree_bits, "the list fits the domain");
+    let degree_bits = AggregateAir::degree_bits(claims.len());
     let omega = F::two_adic_generator(degree_bits);
     let powers: Vec<F> = omega.powers().take(rows).collect();
     let differences: Vec<Challenge> = powers.par_iter().map(|&x| point - x).collect();

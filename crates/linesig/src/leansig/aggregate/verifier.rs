@@ -44,10 +44,9 @@ pub(crate) fn verify(
             AggregateAir::degree_bits(claims.len())
         ));
     }
-    // From the AIR's degree bound, as the prover's; not `constraint_shape`, whose
-    // symbolic evaluation of every constraint (the order the prover's quotient folds
-    // them in) the verifier does not need, and which costs a few milliseconds.
-    let log_chunks = p3_uni_stark::get_log_num_quotient_chunks::<F, _>(air, air.air_layout(), 0);
+    // Not `constraint_shape`: its symbolic evaluation of every constraint (the order the
+    // prover's quotient folds them in) costs a few milliseconds the verifier need not spend.
+    let log_chunks = air.log_quotient_chunks();
     let chunks = 1 << log_chunks;
     let pcs = config.pcs();
     let trace_domain =
@@ -119,7 +118,7 @@ pub(crate) fn verify(
         &opened_values.quotient_chunks,
         zeta,
     );
-    let preprocessed = preprocessed_at(claims, degree_bits, zeta);
+    let preprocessed = preprocessed_at(claims, zeta);
     // The statement reads no preprocessed column of the next row.
     let unread = vec![Challenge::ZERO; PREPROCESSED_WIDTH];
     verify_constraints::<Config, _, PcsError<Config>>(
