@@ -36,7 +36,7 @@ fn lanes_read_plonky3s_montgomery_words() {
 }
 
 #[test]
-fn every_path_proves_the_bytes_of_plonky3s_quotient_and_opening() {
+fn every_path_proves_the_bytes_of_plonky3s_prover_holding_the_extension() {
     let cases = cases();
     let items = valid(&cases);
     assert!(items.len() >= 3, "the shared vectors have valid signatures");
@@ -46,12 +46,7 @@ fn every_path_proves_the_bytes_of_plonky3s_quotient_and_opening() {
         let signers = signers(&items[..count]);
         let claims: Vec<Claim> = signers.iter().map(|(c, _)| *c).collect();
         let air = AggregateAir::new(&claims, capacity(Instance::Devnet4));
-        let reference = prover::prove(
-            &stark::config_on(ProverPath::Plonky3),
-            &air,
-            air.trace(&signers),
-            ProverPath::Plonky3,
-        );
+        let reference = prover::prove_by_plonky3(&air, air.trace(&signers));
         verifier::verify(&stark::config(), &air, &reference).expect("the reference verifies");
         let reference = stark::encode(count as u32, &reference);
         for &path in &paths {
@@ -65,7 +60,7 @@ fn every_path_proves_the_bytes_of_plonky3s_quotient_and_opening() {
             let proof = prover::prove(&config, &air, trace, path);
             assert!(
                 stark::encode(count as u32, &proof) == reference,
-                "{count} signers: the {} path's proof differs from Plonky3's quotient and opening",
+                "{count} signers: the {} path's proof differs from Plonky3's prover's",
                 path.name()
             );
         }

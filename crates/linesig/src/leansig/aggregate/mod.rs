@@ -24,6 +24,7 @@ pub mod poseidon1_air;
 mod prover;
 pub mod stark;
 pub mod statement;
+mod trace_extension;
 mod verifier;
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ use p3_uni_stark::{Proof, StarkConfig};
 /// natively, never inside another circuit, so the commitment hash need not be
 /// arithmetic, and BLAKE3 on bytes runs several times faster than Poseidon2 on field
 /// elements where Plonky3 has no SIMD packing (any build not compiled for the CPU).
-type NodeCompress = CompressionFunctionFromHasher<Blake3, 2, 32>;
+pub(crate) type NodeCompress = CompressionFunctionFromHasher<Blake3, 2, 32>;
 pub(crate) type ValMmcs = MerkleTreeMmcs<KoalaBear, u8, Blake3Rows, NodeCompress, 2, 32>;
 
 /// BLAKE3 of a row: its elements' canonical values as 4 little-endian bytes each,
@@ -128,7 +128,12 @@ pub(crate) fn config_on(path: ProverPath) -> Config {
 
 /// The commitment scheme of the trace, preprocessed and quotient matrices ([`Config`]'s).
 pub(crate) fn input_mmcs() -> ValMmcs {
-    ValMmcs::new(Blake3Rows, NodeCompress::new(Blake3), MERKLE_CAP_HEIGHT)
+    ValMmcs::new(Blake3Rows, node_compress(), MERKLE_CAP_HEIGHT)
+}
+
+/// The compression of a Merkle tree's two children into their parent ([`ValMmcs`]'s).
+pub(crate) fn node_compress() -> NodeCompress {
+    NodeCompress::new(Blake3)
 }
 
 /// The FRI parameters ([`Config`]'s).

@@ -20,6 +20,7 @@
 
 use super::lanes16::{load_columns, monty_words, store_columns, WIDTH};
 use super::ProverPath;
+use crate::leansig::lanes::portable::Portable;
 use crate::leansig::lanes::KoalaLanes;
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_field::{Field, PackedValue, PrimeCharacteristicRing, TwoAdicField};
@@ -79,7 +80,141 @@ impl TwoAdicSubgroupDft<F> for LanesDft {
         added_bits: usize,
         shift: F,
     ) -> Self::Evaluations {
-        let kernels = match self.path {
+        if self.path == ProverPath::Plonky3 || mat.width() == 0 {
+            // No lanes, or no columns (and so no height, in Plonky3's matrices): Plonky3
+            // answers.
+            return self.plonky3.coset_lde_batch(mat, added_bits, shift);
+        }
+        let polys = ColumnPolys::interpolate(self.path, mat);
+        let block_len = polys.values.len();
+        let mut values = F::zero_vec(block_len << added_bits);
+        values
+            .par_chunks_mut(block_len)
+            .enumerate()
+            .for_each(|(block, out)| polys.extension_block(added_bits, shift, block, out));
+        BitReversalPerm::new_view(RowMajorMatrix::new(values, polys.width))
+    }
+}
+
+/// A matrix's columns as polynomials, in the form the forward kernels read: h times the
+/// coefficients, rows in bit-reversed order (row i holds h·c_rev(i)). Any block of an
+/// extension is one transform of size h from it ([`ColumnPolys::extension_block`]), so
+/// a prover can hold this instead of the extension, 2^b times smaller.
+pub(crate) struct ColumnPolys {
+    kernels: Kernels,
+    values: Vec<F>,
+    width: usize,
+    log_height: usize,
+    /// ω^0 … ω^(h/2 − 1), ω the h-th root of unity: the forward transforms' twiddles.
+    twiddles: Vec<F>,
+}
+
+impl ColumnPolys {
+    /// The columns of `mat` (values over the subgroup of its height) as polynomials: the
+    /// inverse transform, in place, on `path`'s lanes (portable lanes on Plonky3's path).
+    pub(crate) fn interpolate(path: ProverPath, mat: RowMajorMatrix<F>) -> Self {
+        let (width, height) = (mat.width(), mat.height());
+        assert!(width > 0, "a matrix with columns");
+        let kernels = Kernels::on(path);
+        let inverse_twiddles: Vec<F> = F::two_adic_generator(log2_strict_usize(height))
+            .inverse()
+            .powers()
+            .take(height / 2)
+            .collect();
+        let mut values = mat.values;
+        inverse_in_place(
+            &kernels,
+            monty_words_mut(&mut values),
+            width,
+            monty_words(&inverse_twiddles),
+        );
+        Self::in_place_form(kernels, values, width)
+    }
+
+    /// Polynomials already in this form: `values` (rows of `width`) are h times
+    /// coefficients in bit-reversed row order, e.g. a linear combination of another
+    /// [`ColumnPolys`]' columns.
+    pub(crate) fn from_scaled_coefficients(path: ProverPath, values: Vec<F>, width: usize) -> Self {
+        Self::in_place_form(Kernels::on(path), values, width)
+    }
+
+    fn in_place_form(kernels: Kernels, values: Vec<F>, width: usize) -> Self {
+        let log_height = log2_strict_usize(values.len() / width);
+        let twiddles = F::two_adic_generator(log_height)
+            .powers()
+            .take((1 << log_height) / 2)
+            .collect();
+        ColumnPolys {
+            kernels,
+            values,
+            width,
+            log_height,
+            twiddles,
+        }
+    }
+
+    /// The stored rows (h·c_rev(i) at row i).
+    pub(crate) fn values(&self) -> &[F] {
+        &self.values
+    }
+
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
+    pub(crate) fn log_height(&self) -> usize {
+        self.log_height
+    }
+
+    /// Block `block` of the extension to shift·K (|K| = 2^added_bits·h) as it is
+    /// committed, rows bit-reversed: the coset shift·g^rev_b(block)·H (g generating K),
+    /// its points in bit-reversed order, into `out` (h rows of the width).
+    pub(crate) fn extension_block(&self, added_bits: usize, shift: F, block: usize, out: &mut [F]) {
+        let height = 1 << self.log_height;
+        assert_eq!(out.len(), height * self.width, "one block of rows");
+        let generator = F::two_adic_generator(self.log_height + added_bits);
+        let coset_shift = shift * generator.exp_u64(reverse_bits_len(block, added_bits) as u64);
+        let powers: Vec<F> = coset_shift
+            .shifted_powers(F::from_usize(height).inverse())
+            .take(height)
+            .collect();
+        (self.kernels.coset_dft)(
+            monty_words(&self.values),
+            self.width,
+            monty_words(&powers),
+            monty_words(&self.twiddles),
+            monty_words_mut(out),
+        );
+    }
+
+    /// The weights w with Σ_i w_i·row_i = the columns' values at `z`: w_i = z^rev(i)/h.
+    pub(crate) fn weights_at<E: p3_field::ExtensionField<F>>(&self, z: E) -> Vec<E> {
+        let height = 1 << self.log_height;
+        let powers: Vec<E> = z
+            .shifted_powers(E::from(F::from_usize(height).inverse()))
+            .take(height)
+            .collect();
+        (0..height)
+            .map(|i| powers[reverse_bits_len(i, self.log_height)])
+            .collect()
+    }
+}
+
+/// [`coset_dft_lanes`] on one path: (coefficients, width, powers, twiddles, out).
+type CosetDft = fn(&[u32], usize, &[u32], &[u32], &mut [u32]);
+
+/// One path's transform kernels (its `prover_kernels!`; portable lanes for Plonky3's
+/// path).
+#[derive(Clone, Copy)]
+struct Kernels {
+    coset_dft: CosetDft,
+    first_stage: fn(&mut [u32], usize, &[u32]),
+    finish_block: fn(&mut [u32], usize, usize, &[u32]),
+}
+
+impl Kernels {
+    fn on(path: ProverPath) -> Self {
+        match path {
             #[cfg(target_arch = "x86_64")]
             ProverPath::Avx512 => Kernels {
                 coset_dft: super::avx512::coset_dft,
@@ -92,59 +227,13 @@ impl TwoAdicSubgroupDft<F> for LanesDft {
                 first_stage: super::avx2::first_stage,
                 finish_block: super::avx2::finish_block,
             },
-            _ => return self.plonky3.coset_lde_batch(mat, added_bits, shift),
-        };
-        let (width, height) = (mat.width(), mat.height());
-        if width == 0 {
-            // No columns: no height either (Plonky3's matrices); Plonky3 answers.
-            return self.plonky3.coset_lde_batch(mat, added_bits, shift);
+            _ => Kernels {
+                coset_dft: coset_dft_lanes::<Portable<WIDTH>>,
+                first_stage: first_stage_lanes::<Portable<WIDTH>>,
+                finish_block: finish_block_lanes::<Portable<WIDTH>>,
+            },
         }
-        let log_height = log2_strict_usize(height);
-        let root = F::two_adic_generator(log_height);
-        let inverse_twiddles: Vec<F> = root.inverse().powers().take(height / 2).collect();
-        let mut coefficients = mat.values;
-        inverse_in_place(
-            &kernels,
-            monty_words_mut(&mut coefficients),
-            width,
-            monty_words(&inverse_twiddles),
-        );
-        let coefficients = monty_words(&coefficients);
-        let twiddles: Vec<F> = root.powers().take(height / 2).collect();
-        let twiddles = monty_words(&twiddles);
-        let generator = F::two_adic_generator(log_height + added_bits);
-        let inverse_height = F::from_usize(height).inverse();
-        let mut values = F::zero_vec((height * width) << added_bits);
-        values
-            .par_chunks_mut(height * width)
-            .enumerate()
-            .for_each(|(block, out)| {
-                let coset = reverse_bits_len(block, added_bits);
-                let coset_shift = shift * generator.exp_u64(coset as u64);
-                let powers: Vec<F> = coset_shift
-                    .shifted_powers(inverse_height)
-                    .take(height)
-                    .collect();
-                (kernels.coset_dft)(
-                    coefficients,
-                    width,
-                    monty_words(&powers),
-                    twiddles,
-                    monty_words_mut(out),
-                );
-            });
-        BitReversalPerm::new_view(RowMajorMatrix::new(values, width))
     }
-}
-
-/// [`coset_dft_lanes`] on one path: (coefficients, width, powers, twiddles, out).
-type CosetDft = fn(&[u32], usize, &[u32], &[u32], &mut [u32]);
-
-/// One path's transform kernels (its `prover_kernels!`).
-struct Kernels {
-    coset_dft: CosetDft,
-    first_stage: fn(&mut [u32], usize, &[u32]),
-    finish_block: fn(&mut [u32], usize, usize, &[u32]),
 }
 
 /// The unnormalized inverse transform of `values` (h rows of `width`) in place: h times

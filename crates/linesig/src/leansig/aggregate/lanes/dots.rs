@@ -1,13 +1,16 @@
-//! The opening's two large products over lanes (Plonky3's `rowwise_packed_dot_product`
-//! and the column sums of its barycentric interpolation):
-//! - [`row_dots`]: Σ_c α^c·M[r][c] for every row r of an LDE (each of its 2^(n+3) rows,
-//!   every committed column);
-//! - [`column_dots`]: Σ_r w_r·M[r][c] for every column c of the first rows.
+//! The opening's large products over lanes (Plonky3's `rowwise_packed_dot_product`
+//! and the column sums of its barycentric interpolation, and their counterparts over
+//! the trace's coefficients):
+//! - [`row_dots`]: Σ_c α^c·M[r][c] for every row r (of a held extension, or of the
+//!   trace's coefficients);
+//! - [`column_dots`]: Σ_r w_r·M[r][c] for every column c (a held matrix's low rows
+//!   with barycentric weights, or the trace's coefficients with a point's powers);
+//! - [`base_column_dots`]: the same with base-field weights (a queried row's point).
 //!
 //! M is in the base field and α^c, w_r in the degree-4 extension: each product is four
 //! base products, one per coordinate, sixteen columns (rows) per lane operation.
 
-use super::lanes16::{challenge, challenge_words, load_columns, monty_words, WIDTH};
+use super::lanes16::{challenge, challenge_words, element, load_columns, monty_words, WIDTH};
 use super::ProverPath;
 use crate::leansig::aggregate::stark::Challenge;
 use crate::leansig::lanes::portable::Portable;
@@ -72,21 +75,62 @@ pub(crate) fn column_dots(
     width: usize,
     weights: &[Challenge],
 ) -> Vec<Challenge> {
-    assert_eq!(values.len(), weights.len() * width);
-    let padded = width.next_multiple_of(WIDTH);
-    let kernel = match path {
+    let kernel: ColumnDots<D> = match path {
         #[cfg(target_arch = "x86_64")]
         ProverPath::Avx512 => super::avx512::column_dots,
         #[cfg(target_arch = "x86_64")]
         ProverPath::Avx2 => super::avx2::column_dots,
-        _ => column_dots_lanes::<Portable<WIDTH>>,
+        _ => column_dots_lanes::<Portable<WIDTH>, D>,
     };
+    sum_columns(kernel, values, width, weights, challenge_words)
+        .into_iter()
+        .map(challenge)
+        .collect()
+}
+
+/// [`column_dots`] with weights in the base field (a committed row at its point, from
+/// the columns' coefficients): a quarter of the products.
+pub(crate) fn base_column_dots(
+    path: ProverPath,
+    values: &[KoalaBear],
+    width: usize,
+    weights: &[KoalaBear],
+) -> Vec<KoalaBear> {
+    let kernel: ColumnDots<1> = match path {
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx512 => super::avx512::base_column_dots,
+        #[cfg(target_arch = "x86_64")]
+        ProverPath::Avx2 => super::avx2::base_column_dots,
+        _ => column_dots_lanes::<Portable<WIDTH>, 1>,
+    };
+    sum_columns(kernel, values, width, weights, |w| {
+        [monty_words(core::slice::from_ref(w))[0]]
+    })
+    .into_iter()
+    .map(|[word]| element(word))
+    .collect()
+}
+
+/// A column-sum kernel over weights of `E` coordinates: (rows, width, weights, sums).
+type ColumnDots<const E: usize> = fn(&[u32], usize, &[[u32; E]], &mut [u32]);
+
+/// The column sums of `values` with `weights` (each as `E` Montgomery words by
+/// `words`), rows in parallel tasks, per column its `E` coordinates.
+fn sum_columns<W: Sync, const E: usize>(
+    kernel: ColumnDots<E>,
+    values: &[KoalaBear],
+    width: usize,
+    weights: &[W],
+    words: impl Fn(&W) -> [u32; E] + Sync,
+) -> Vec<[u32; E]> {
+    assert_eq!(values.len(), weights.len() * width);
+    let padded = width.next_multiple_of(WIDTH);
     let sums = values
         .par_chunks(ROWS_PER_TASK * width)
         .zip(weights.par_chunks(ROWS_PER_TASK))
         .map(|(rows, weights)| {
-            let weights: Vec<[u32; D]> = weights.iter().map(challenge_words).collect();
-            let mut sums = vec![0u32; D * padded];
+            let weights: Vec<[u32; E]> = weights.iter().map(&words).collect();
+            let mut sums = vec![0u32; E * padded];
             kernel(monty_words(rows), width, &weights, &mut sums);
             sums
         })
@@ -98,7 +142,7 @@ pub(crate) fn column_dots(
         })
         .expect("at least one row");
     (0..width)
-        .map(|c| challenge(core::array::from_fn(|d| sums[d * padded + c])))
+        .map(|c| core::array::from_fn(|d| sums[d * padded + c]))
         .collect()
 }
 
@@ -131,17 +175,18 @@ pub(super) fn row_dots_lanes<L: KoalaLanes>(
     }
 }
 
-/// [`column_dots`] of `rows` (Montgomery words) added into `sums` (`[d][c]`, padded).
+/// [`column_dots`] (E = 4) or [`base_column_dots`] (E = 1) of `rows` (Montgomery
+/// words) added into `sums` (`[d][c]`, padded).
 #[inline(always)]
-pub(super) fn column_dots_lanes<L: KoalaLanes>(
+pub(super) fn column_dots_lanes<L: KoalaLanes, const E: usize>(
     rows: &[u32],
     width: usize,
-    weights: &[[u32; D]],
+    weights: &[[u32; E]],
     sums: &mut [u32],
 ) {
-    let padded = sums.len() / D;
+    let padded = sums.len() / E;
     for at in (0..padded).step_by(WIDTH) {
-        let mut acc = [L::splat(0); D];
+        let mut acc = [L::splat(0); E];
         for (row, weight) in rows.chunks_exact(width).zip(weights) {
             let x: L = load_columns(row, at);
             for (acc, &w) in acc.iter_mut().zip(weight) {

@@ -119,7 +119,11 @@ macro_rules! prover_kernels {
             }
 
             fn column_dots_kernel(rows: &[u32], width: usize, weights: &[[u32; 4]], sums: &mut [u32]) {
-                dots::column_dots_lanes::<$lanes>(rows, width, weights, sums)
+                dots::column_dots_lanes::<$lanes, 4>(rows, width, weights, sums)
+            }
+
+            fn base_column_dots_kernel(rows: &[u32], width: usize, weights: &[[u32; 1]], sums: &mut [u32]) {
+                dots::column_dots_lanes::<$lanes, 1>(rows, width, weights, sums)
             }
 
             fn fill_block_kernel(
@@ -213,6 +217,13 @@ macro_rules! prover_kernels {
             assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
             unsafe { column_dots_kernel(rows, width, weights, sums) }
+        }
+
+        /// [`dots::base_column_dots`] of some rows, added into `sums`.
+        pub(super) fn base_column_dots(rows: &[u32], width: usize, weights: &[[u32; 1]], sums: &mut [u32]) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { base_column_dots_kernel(rows, width, weights, sums) }
         }
     };
 }
