@@ -476,7 +476,17 @@ fn open(
         rounds,
         &mmcs,
     );
-    // The same openings, typed as the held rounds' MMCS's (whose proofs they are).
+    // The trace's rows the query phase asked for, answered together, then every
+    // opening typed as the held rounds' MMCS's (whose proofs they are).
+    let deferred = mmcs.take_deferred();
+    let mut answers = rounds
+        .iter()
+        .find_map(|(data, _)| match data {
+            RoundData::Extension(extension) => Some(extension.open_rows(&deferred)),
+            RoundData::Held(_) => None,
+        })
+        .unwrap_or_default()
+        .into_iter();
     let proof = FriProof {
         commit_phase_commits: proof.commit_phase_commits,
         commit_pow_witnesses: proof.commit_pow_witnesses,
@@ -487,9 +497,16 @@ fn open(
                 input_proof: query
                     .input_proof
                     .into_iter()
-                    .map(|opening| {
-                        let (rows, proof) = opening.unpack();
-                        BatchOpening::new(rows, proof)
+                    .zip(rounds)
+                    .map(|(opening, (data, _))| match data {
+                        RoundData::Extension(_) => {
+                            let (row, siblings) = answers.next().expect("a row per query");
+                            BatchOpening::new(vec![row], siblings)
+                        }
+                        RoundData::Held(_) => {
+                            let (rows, proof) = opening.unpack();
+                            BatchOpening::new(rows, proof)
+                        }
                     })
                     .collect(),
                 commit_phase_openings: query.commit_phase_openings,
@@ -498,6 +515,7 @@ fn open(
         final_poly: proof.final_poly,
         query_pow_witness: proof.query_pow_witness,
     };
+    assert!(answers.next().is_none(), "every row asked for answered");
     (opened, proof)
 }
 

@@ -14,21 +14,21 @@
 //! [`RoundsMmcs`] lets Plonky3's FRI prover open such a round beside held ones.
 
 use super::lanes::dft::ColumnPolys;
+use super::lanes::leaves::{self, Digest};
 use super::lanes::{dots, ProverPath};
-use super::stark::{self, Blake3Rows, Challenge, ValMmcs, MERKLE_CAP_HEIGHT};
+use super::stark::{self, Challenge, ValMmcs, MERKLE_CAP_HEIGHT};
 use p3_commit::{BatchOpening, BatchOpeningRef, Mmcs};
 use p3_field::{BasedVectorSpace, Field, PrimeCharacteristicRing, TwoAdicField};
 use p3_koala_bear::KoalaBear;
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::{Dimensions, Matrix};
 use p3_merkle_tree::{MerkleCap, MerkleTree};
-use p3_symmetric::{CryptographicHasher, PseudoCompressionFunction};
+use p3_symmetric::PseudoCompressionFunction;
 use p3_util::reverse_bits_len;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
 type F = KoalaBear;
-type Digest = [u8; 32];
 /// A commitment of [`ValMmcs`]: the top [`MERKLE_CAP_HEIGHT`] levels of the tree.
 pub(crate) type Commitment = <ValMmcs as Mmcs<F>>::Commitment;
 
@@ -95,10 +95,7 @@ impl TraceExtension {
             .saturating_sub(rayon::current_num_threads().max(1));
         let hashed = in_groups(&blocks, |block| {
             let rows = extension.take_block(block);
-            let digests: Vec<Digest> = rows
-                .chunks_exact(width)
-                .map(|row| Blake3Rows.hash_iter(row.iter().copied()))
-                .collect();
+            let digests = leaves::row_digests(path, &rows, width);
             if block >= last_group {
                 (digests, Some(rows))
             } else {
@@ -198,16 +195,6 @@ impl TraceExtension {
             .clear();
     }
 
-    /// Row `index` of the committed extension: the columns at the point
-    /// F::GENERATOR·g^rev(index) (g generating K), from the polynomials.
-    fn row(&self, index: usize) -> Vec<F> {
-        let log_height = self.polys.log_height() + self.added_bits;
-        let point = self.shift
-            * F::two_adic_generator(log_height).exp_u64(reverse_bits_len(index, log_height) as u64);
-        let weights = self.polys.weights_at(point);
-        dots::base_column_dots(self.path, self.polys.values(), self.width(), &weights)
-    }
-
     /// Σ_c powers[c]·p_c(x) at every row's point x of the committed extension (the
     /// rows' products with `powers`): one polynomial, Σ_c powers[c]·p_c, whose
     /// coefficients are the same product over the columns' coefficients, extended as
@@ -233,24 +220,58 @@ impl TraceExtension {
             .collect()
     }
 
-    /// Row `index` and the siblings from its leaf up to the cap: what
-    /// `MerkleTreeMmcs::open_batch` gives for the held matrix.
-    fn open(&self, index: usize) -> (Vec<F>, Vec<Digest>) {
-        assert!(index < self.height(), "row {index} of {}", self.height());
+    /// The openings of rows `indices` of the committed extension: each row (the
+    /// columns at the point F::GENERATOR·g^rev(index), g generating K, from the
+    /// polynomials; [`dots::POINTS`] rows per pass over them) and its siblings from the
+    /// leaf up to the cap, as `MerkleTreeMmcs::open_batch` gives them for the held
+    /// matrix.
+    pub(crate) fn open_rows(&self, indices: &[usize]) -> Vec<(Vec<F>, Vec<Digest>)> {
+        let log_height = self.polys.log_height() + self.added_bits;
+        let generator = F::two_adic_generator(log_height);
+        let mut rows = Vec::with_capacity(indices.len());
+        for chunk in indices.chunks(dots::POINTS) {
+            let per_point: Vec<Vec<F>> = chunk
+                .iter()
+                .map(|&index| {
+                    assert!(index < self.height(), "row {index} of {}", self.height());
+                    let power = reverse_bits_len(index, log_height) as u64;
+                    self.polys.weights_at(self.shift * generator.exp_u64(power))
+                })
+                .collect();
+            let weights: Vec<[F; dots::POINTS]> = (0..self.block_rows())
+                .map(|i| core::array::from_fn(|j| per_point.get(j).map_or(F::ZERO, |w| w[i])))
+                .collect();
+            let columns =
+                dots::points_column_dots(self.path, self.polys.values(), self.width(), &weights);
+            rows.extend((0..chunk.len()).map(|j| columns.iter().map(|c| c[j]).collect()));
+        }
         let cap_height = MERKLE_CAP_HEIGHT.min(self.levels.len() - 1);
-        let siblings = (0..self.levels.len() - 1 - cap_height)
-            .map(|level| self.levels[level][(index >> level) ^ 1])
-            .collect();
-        (self.row(index), siblings)
+        rows.into_iter()
+            .zip(indices)
+            .map(|(row, &index)| {
+                let siblings = (0..self.levels.len() - 1 - cap_height)
+                    .map(|level| self.levels[level][(index >> level) ^ 1])
+                    .collect();
+                (row, siblings)
+            })
+            .collect()
     }
 }
 
 /// [`ValMmcs`] over rounds of two kinds: matrices it committed and holds, and the trace's
 /// [`TraceExtension`]; what Plonky3's FRI prover opens the input rounds with. Its
 /// commitments, proofs and checks are [`ValMmcs`]'s.
+///
+/// Plonky3's query phase asks for each query's rows as it draws the index and absorbs
+/// none of them, so the trace's rows are answered afterwards, all together
+/// ([`TraceExtension::open_rows`]: one pass over the coefficients for every query, not
+/// one per query): `open_batch` records the index and leaves an empty opening, which
+/// [`RoundsMmcs::take_deferred`]'s caller replaces.
 #[derive(Clone)]
 pub(crate) struct RoundsMmcs<'a> {
     held: ValMmcs,
+    /// The trace rows asked for, in the order asked.
+    deferred: std::sync::Arc<Mutex<Vec<usize>>>,
     _extension: core::marker::PhantomData<&'a TraceExtension>,
 }
 
@@ -264,8 +285,19 @@ impl RoundsMmcs<'_> {
     pub(crate) fn new() -> Self {
         RoundsMmcs {
             held: stark::input_mmcs(),
+            deferred: Default::default(),
             _extension: core::marker::PhantomData,
         }
+    }
+
+    /// The trace rows `open_batch` was asked for since the last call, in order.
+    pub(crate) fn take_deferred(&self) -> Vec<usize> {
+        core::mem::take(
+            &mut *self
+                .deferred
+                .lock()
+                .expect("no panic while holding the lock"),
+        )
     }
 }
 
@@ -291,8 +323,16 @@ impl<'a> Mmcs<F> for RoundsMmcs<'a> {
                 BatchOpening::new(rows, proof)
             }
             RoundData::Extension(extension) => {
-                let (row, proof) = extension.open(index);
-                BatchOpening::new(vec![row], proof)
+                assert!(
+                    index < extension.height(),
+                    "row {index} of {}",
+                    extension.height()
+                );
+                self.deferred
+                    .lock()
+                    .expect("no panic while holding the lock")
+                    .push(index);
+                BatchOpening::new(Vec::new(), Vec::new())
             }
         }
     }
@@ -373,8 +413,11 @@ mod tests {
                         path.name()
                     );
                 }
-                for index in 0..extension.height() {
-                    let (row, siblings) = extension.open(index);
+                let mut indices: Vec<usize> = (0..extension.height()).collect();
+                indices.reverse();
+                for ((row, siblings), &index) in
+                    extension.open_rows(&indices).into_iter().zip(&indices)
+                {
                     let (rows, proof) = mmcs.open_batch(index, &tree).unpack();
                     assert_eq!((vec![row], siblings), (rows, proof), "row {index}");
                 }

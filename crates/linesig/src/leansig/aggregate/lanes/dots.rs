@@ -5,7 +5,8 @@
 //!   trace's coefficients);
 //! - [`column_dots`]: Σ_r w_r·M[r][c] for every column c (a held matrix's low rows
 //!   with barycentric weights, or the trace's coefficients with a point's powers);
-//! - [`base_column_dots`]: the same with base-field weights (a queried row's point).
+//! - [`points_column_dots`]: the same with base-field weights, [`POINTS`] sets at once
+//!   (the queried rows of the trace's extension, from its coefficients).
 //!
 //! M is in the base field and α^c, w_r in the degree-4 extension: each product is four
 //! base products, one per coordinate, sixteen columns (rows) per lane operation.
@@ -88,26 +89,31 @@ pub(crate) fn column_dots(
         .collect()
 }
 
-/// [`column_dots`] with weights in the base field (a committed row at its point, from
-/// the columns' coefficients): a quarter of the products.
-pub(crate) fn base_column_dots(
+/// Weight sets [`points_column_dots`] takes at once: a proof's queries.
+pub(crate) const POINTS: usize = crate::leansig::aggregate::stark::NUM_QUERIES;
+
+/// Σ_r weights[r][j]·row_r[c] for every column c and each of the [`POINTS`] weight sets
+/// j, in the base field (the extension's rows at [`POINTS`] points, from the
+/// coefficients): each row is read once for all of them, and each of its lane vectors
+/// multiplied into [`POINTS`] accumulators held in registers.
+pub(crate) fn points_column_dots(
     path: ProverPath,
     values: &[KoalaBear],
     width: usize,
-    weights: &[KoalaBear],
-) -> Vec<KoalaBear> {
-    let kernel: ColumnDots<1> = match path {
+    weights: &[[KoalaBear; POINTS]],
+) -> Vec<[KoalaBear; POINTS]> {
+    let kernel: ColumnDots<POINTS> = match path {
         #[cfg(target_arch = "x86_64")]
-        ProverPath::Avx512 => super::avx512::base_column_dots,
+        ProverPath::Avx512 => super::avx512::points_column_dots,
         #[cfg(target_arch = "x86_64")]
-        ProverPath::Avx2 => super::avx2::base_column_dots,
-        _ => column_dots_lanes::<Portable<WIDTH>, 1>,
+        ProverPath::Avx2 => super::avx2::points_column_dots,
+        _ => column_dots_lanes::<Portable<WIDTH>, POINTS>,
     };
     sum_columns(kernel, values, width, weights, |w| {
-        [monty_words(core::slice::from_ref(w))[0]]
+        monty_words(w).try_into().expect("POINTS words")
     })
     .into_iter()
-    .map(|[word]| element(word))
+    .map(|words| words.map(element))
     .collect()
 }
 
@@ -175,8 +181,8 @@ pub(super) fn row_dots_lanes<L: KoalaLanes>(
     }
 }
 
-/// [`column_dots`] (E = 4) or [`base_column_dots`] (E = 1) of `rows` (Montgomery
-/// words) added into `sums` (`[d][c]`, padded).
+/// [`column_dots`] (E = 4) or [`points_column_dots`] (E = [`POINTS`]) of `rows`
+/// (Montgomery words) added into `sums` (`[d][c]`, padded).
 #[inline(always)]
 pub(super) fn column_dots_lanes<L: KoalaLanes, const E: usize>(
     rows: &[u32],

@@ -9,9 +9,10 @@
 //! - [`quotient`]: the statement's constraints at every point of the quotient domain
 //!   (8× the trace), the same AIR code (`eval`, generic over the builder) over
 //!   [`Lanes16`], sixteen points at a time;
-//! - [`dots`]: the opening's two large products, each LDE row with the powers of the
+//! - [`dots`]: the opening's large products, each LDE row with the powers of the
 //!   batching challenge, and the columns of the low rows with the barycentric weights;
 //! - [`dft`]: the transforms of the low-degree extensions the PCS commits;
+//! - [`leaves`]: the trace extension's Merkle leaves, rows made canonical on lanes;
 //! - [`pow`]: the proof-of-work search, BLAKE3 on sixteen candidates at a time;
 //! - the trace's block fill ([`fill_block`]): the statement's own code, compiled in
 //!   each path's kernel so that the permutations' dot products vectorize.
@@ -27,6 +28,7 @@ mod avx512;
 pub mod dft;
 pub(crate) mod dots;
 mod lanes16;
+pub(crate) mod leaves;
 pub(crate) mod pow;
 pub(crate) mod quotient;
 
@@ -99,7 +101,7 @@ pub(crate) fn fill_block(path: ProverPath) -> FillBlock {
 /// safe function that asserts CPU support first.
 macro_rules! prover_kernels {
     ($lanes:ty) => {
-        use $crate::leansig::aggregate::lanes::{dft, dots, pow, quotient};
+        use $crate::leansig::aggregate::lanes::{dft, dots, leaves, pow, quotient};
         use $crate::leansig::aggregate::statement::{AggregateAir, Claim, Witness};
         use $crate::leansig::aggregate::stark::Challenge;
         use p3_koala_bear::KoalaBear;
@@ -122,8 +124,8 @@ macro_rules! prover_kernels {
                 dots::column_dots_lanes::<$lanes, 4>(rows, width, weights, sums)
             }
 
-            fn base_column_dots_kernel(rows: &[u32], width: usize, weights: &[[u32; 1]], sums: &mut [u32]) {
-                dots::column_dots_lanes::<$lanes, 1>(rows, width, weights, sums)
+            fn points_column_dots_kernel(rows: &[u32], width: usize, weights: &[[u32; dots::POINTS]], sums: &mut [u32]) {
+                dots::column_dots_lanes::<$lanes, { dots::POINTS }>(rows, width, weights, sums)
             }
 
             fn fill_block_kernel(
@@ -144,6 +146,10 @@ macro_rules! prover_kernels {
                 dft::coset_dft_lanes::<$lanes>(coefficients, width, powers, twiddles, out)
             }
 
+            fn canonical_words_kernel(words: &[u32], out: &mut [u32]) {
+                leaves::canonical_words_lanes::<$lanes>(words, out)
+            }
+
             fn first_stage_kernel(values: &mut [u32], width: usize, twiddles: &[u32]) {
                 dft::first_stage_lanes::<$lanes>(values, width, twiddles)
             }
@@ -151,6 +157,13 @@ macro_rules! prover_kernels {
             fn finish_block_kernel(block: &mut [u32], width: usize, height: usize, twiddles: &[u32]) {
                 dft::finish_block_lanes::<$lanes>(block, width, height, twiddles)
             }
+        }
+
+        /// [`leaves::canonical_words_lanes`]: canonical values of Montgomery words.
+        pub(super) fn canonical_words(words: &[u32], out: &mut [u32]) {
+            assert_supported();
+            // SAFETY: the CPU has the features, asserted just above.
+            unsafe { canonical_words_kernel(words, out) }
         }
 
         /// [`dft::first_stage_lanes`]: a transform's first stage, in place.
@@ -219,11 +232,11 @@ macro_rules! prover_kernels {
             unsafe { column_dots_kernel(rows, width, weights, sums) }
         }
 
-        /// [`dots::base_column_dots`] of some rows, added into `sums`.
-        pub(super) fn base_column_dots(rows: &[u32], width: usize, weights: &[[u32; 1]], sums: &mut [u32]) {
+        /// [`dots::points_column_dots`] of some rows, added into `sums`.
+        pub(super) fn points_column_dots(rows: &[u32], width: usize, weights: &[[u32; dots::POINTS]], sums: &mut [u32]) {
             assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
-            unsafe { base_column_dots_kernel(rows, width, weights, sums) }
+            unsafe { points_column_dots_kernel(rows, width, weights, sums) }
         }
     };
 }
