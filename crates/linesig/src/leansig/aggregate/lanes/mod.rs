@@ -12,7 +12,7 @@
 //! - [`dots`]: the opening's large products, each LDE row with the powers of the
 //!   batching challenge, and the columns of the low rows with the barycentric weights;
 //! - [`dft`]: the transforms of the low-degree extensions the PCS commits;
-//! - [`leaves`]: the trace extension's Merkle leaves, rows made canonical on lanes;
+//! - [`leaves`]: the trace extension's Merkle leaves, BLAKE3 of sixteen rows at a time;
 //! - [`pow`]: the proof-of-work search, BLAKE3 on sixteen candidates at a time;
 //! - the trace's block fill ([`fill_block`]): the statement's own code, compiled in
 //!   each path's kernel so that the permutations' dot products vectorize.
@@ -25,6 +25,7 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub(crate) mod blake3_lanes;
 pub mod dft;
 pub(crate) mod dots;
 mod lanes16;
@@ -146,8 +147,8 @@ macro_rules! prover_kernels {
                 dft::coset_dft_lanes::<$lanes>(coefficients, width, powers, twiddles, out)
             }
 
-            fn canonical_words_kernel(words: &[u32], out: &mut [u32]) {
-                leaves::canonical_words_lanes::<$lanes>(words, out)
+            fn row_digests_kernel(rows: &[u32], width: usize, steps: &[leaves::Step], out: &mut [leaves::Digest]) {
+                leaves::row_digests_lanes::<$lanes>(rows, width, steps, out)
             }
 
             fn first_stage_kernel(values: &mut [u32], width: usize, twiddles: &[u32]) {
@@ -159,11 +160,11 @@ macro_rules! prover_kernels {
             }
         }
 
-        /// [`leaves::canonical_words_lanes`]: canonical values of Montgomery words.
-        pub(super) fn canonical_words(words: &[u32], out: &mut [u32]) {
+        /// [`leaves::row_digests_lanes`]: up to sixteen rows' digests.
+        pub(super) fn row_digests(rows: &[u32], width: usize, steps: &[leaves::Step], out: &mut [leaves::Digest]) {
             assert_supported();
             // SAFETY: the CPU has the features, asserted just above.
-            unsafe { canonical_words_kernel(words, out) }
+            unsafe { row_digests_kernel(rows, width, steps, out) }
         }
 
         /// [`dft::first_stage_lanes`]: a transform's first stage, in place.
