@@ -46,8 +46,9 @@ use p3_koala_bear::KoalaBear;
 use statement::{AggregateAir, Claim, Witness};
 
 /// The most signatures one proof covers: 64 rows each, a trace of 2^19 rows and
-/// 920 columns over an 8× LDE, about 2.1 GiB per 1,024 signatures while proving
-/// (docs/results.md has the measured peaks). Split larger sets.
+/// 920 columns (its polynomials, 1.8 GiB, held while proving, and one 1.8 GiB block of
+/// the 8× extension per thread: about 6.2 GiB on two threads; docs/results.md has the
+/// measured peaks). Split larger sets.
 pub const MAX_SIGNATURES: usize = 8192;
 
 /// Why no proof was made.

@@ -6,10 +6,12 @@
 //! signatures). Here the prover holds the columns' polynomials instead
 //! ([`ColumnPolys`], one eighth of that) and the tree's digests: the extension's eight
 //! blocks of rows (each a coset of the trace domain) are transformed one per thread,
-//! their rows hashed, and dropped; the quotient transforms them again after α
-//! ([`TraceExtension::block`]); the opening evaluates the polynomials at ζ and a
-//! query's row at its point. The commitment, the openings and so the proof are the
-//! bytes `MerkleTreeMmcs` gives for the held matrix (tests compare them).
+//! their rows hashed sixteen at a time ([`leaves`]), and dropped (but the last group,
+//! kept for the quotient); the quotient transforms the others again after α
+//! ([`TraceExtension::take_block`]); the opening evaluates the polynomials at ζ and
+//! the queried rows at their points, all of them in one pass after FRI's query phase
+//! ([`TraceExtension::open_rows`]). The commitment, the openings and so the proof are
+//! the bytes `MerkleTreeMmcs` gives for the held matrix (tests compare them).
 //!
 //! [`RoundsMmcs`] lets Plonky3's FRI prover open such a round beside held ones.
 
