@@ -258,9 +258,8 @@ fn quotient_by_blocks(
     alpha: Challenge,
 ) -> Vec<Challenge> {
     let log_chunks = start.log_chunks;
-    let added_bits = stark::LOG_BLOWUP;
     assert!(
-        log_chunks <= added_bits,
+        start.chunks() <= extension.blocks(),
         "the quotient domain lies in the extension"
     );
     let log_rows = start.log_degree;
@@ -277,7 +276,7 @@ fn quotient_by_blocks(
     let per_block: Vec<Vec<Challenge>> = in_groups(&order, |block| {
         let main = RowMajorMatrix::new(extension.take_block(block), extension.width());
         let mut public = F::zero_vec(rows * fixed.width());
-        fixed.extension_block(added_bits, F::GENERATOR, block, &mut public);
+        extension.same_block(fixed, block, &mut public);
         let public = RowMajorMatrix::new(public, fixed.width());
         let coset = reverse_bits_len(block, log_chunks);
         let domain = Domain::new(F::GENERATOR * generator.exp_u64(coset as u64), log_rows)
@@ -357,8 +356,8 @@ fn open(
     let matrices: Vec<Vec<Opened<'_>>> = rounds
         .iter()
         .map(|(data, _)| match data {
-            RoundData::Held(tree) => stark::input_mmcs()
-                .get_matrices(tree)
+            RoundData::Held(_) => mmcs
+                .get_matrices(*data)
                 .into_iter()
                 .map(Opened::Held)
                 .collect(),

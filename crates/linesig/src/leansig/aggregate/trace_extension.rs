@@ -119,11 +119,14 @@ impl TraceExtension {
             levels.push(above);
         }
         extension.levels = levels;
-        // As `MerkleTreeMmcs::commit`: the cap is the level `cap_height` below the root
-        // (lower for a tree with fewer levels).
-        let cap_height = MERKLE_CAP_HEIGHT.min(extension.levels.len() - 1);
-        let cap = extension.levels[extension.levels.len() - 1 - cap_height].clone();
+        let cap = extension.levels[extension.levels.len() - 1 - extension.cap_height()].clone();
         (MerkleCap::new(cap), extension)
+    }
+
+    /// As `MerkleTreeMmcs`: the cap is the level [`MERKLE_CAP_HEIGHT`] below the root
+    /// (lower for a tree with fewer levels), and openings carry siblings up to it.
+    fn cap_height(&self) -> usize {
+        MERKLE_CAP_HEIGHT.min(self.levels.len() - 1)
     }
 
     /// The extension's blocks of rows (2^added_bits).
@@ -168,10 +171,16 @@ impl TraceExtension {
                 .expect("no panic while holding the lock")
                 .pop();
             let mut rows = spare.unwrap_or_else(|| F::zero_vec(self.block_rows() * self.width()));
-            self.polys
-                .extension_block(self.added_bits, self.shift, block, &mut rows);
+            self.same_block(&self.polys, block, &mut rows);
             rows
         })
+    }
+
+    /// Block `block` of the extension of `polys` (columns over the trace domain, e.g.
+    /// the public columns or a combination of the trace's) on this extension's coset,
+    /// in its committed order, into `out`.
+    pub(crate) fn same_block(&self, polys: &ColumnPolys, block: usize, out: &mut [F]) {
+        polys.extension_block(self.added_bits, self.shift, block, out);
     }
 
     /// A block's buffer done with, for the next [`TraceExtension::take_block`].
@@ -213,9 +222,7 @@ impl TraceExtension {
         values
             .par_chunks_mut(self.block_rows() * D)
             .enumerate()
-            .for_each(|(block, out)| {
-                combined.extension_block(self.added_bits, self.shift, block, out)
-            });
+            .for_each(|(block, out)| self.same_block(&combined, block, out));
         values
             .chunks_exact(D)
             .map(|c| Challenge::from_basis_coefficients_slice(c).expect("four coordinates"))
@@ -247,11 +254,10 @@ impl TraceExtension {
                 dots::points_column_dots(self.path, self.polys.values(), self.width(), &weights);
             rows.extend((0..chunk.len()).map(|j| columns.iter().map(|c| c[j]).collect()));
         }
-        let cap_height = MERKLE_CAP_HEIGHT.min(self.levels.len() - 1);
         rows.into_iter()
             .zip(indices)
             .map(|(row, &index)| {
-                let siblings = (0..self.levels.len() - 1 - cap_height)
+                let siblings = (0..self.levels.len() - 1 - self.cap_height())
                     .map(|level| self.levels[level][(index >> level) ^ 1])
                     .collect();
                 (row, siblings)
