@@ -6,7 +6,7 @@
 # Exits non-zero unless every round left solana-perf's flags on every packet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
+source scripts/lib/toolchain.sh
 count=${1:-100000}
 shift || true
 cargo build --release --locked -p linesig-cli --quiet

@@ -14,8 +14,8 @@
 #   scripts/bench-cpp.sh [--rounds R] [--min-time S]   (S: seconds per repetition)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
-source scripts/cpp.sh
+source scripts/lib/toolchain.sh
+source scripts/lib/cpp.sh
 rounds=3
 min_time=0.5
 while [ $# -gt 0 ]; do

@@ -8,7 +8,7 @@
 #   scripts/bench-go.sh [--rounds R] [--short]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
+source scripts/lib/toolchain.sh
 rounds=3
 count=50000
 sweep=()

@@ -10,8 +10,8 @@
 # --rounds (default 3) is the script's; the other options go to both programs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
-source scripts/nim.sh
+source scripts/lib/toolchain.sh
+source scripts/lib/nim.sh
 rounds=3
 args=()
 while [ $# -gt 0 ]; do

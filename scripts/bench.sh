@@ -4,6 +4,6 @@
 # e.g. `scripts/bench.sh --sweep` or `scripts/bench.sh --json`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
+source scripts/lib/toolchain.sh
 cargo build --release --locked -p linesig-cli
 exec ./target/release/linesig bench "$@"

@@ -35,7 +35,7 @@ strip .device/bin/*
 # The fuzz target too, where one was built: it is run on the device only by hand.
 [ ! -f .device/bin/ed25519_backends ] || gzip -f .device/bin/ed25519_backends
 rm -rf .device/vectors && cp -r ../shared/vectors .device/vectors
-# phe at the version the test environment pins (scripts/python.sh), gmpy2 at the one it
+# phe at the version the test environment pins (scripts/lib/python.sh), gmpy2 at the one it
 # installs today, as manylinux wheels for whichever CPython the device has.
 rm -rf .device/wheels && mkdir -p .device/wheels
 for version in 3.10 3.11 3.12 3.13; do

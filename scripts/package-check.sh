@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# What `cargo publish` would upload for linesig-simd, linesig and linesig-agave builds
-# from the packages alone: no path-only dependency, no file outside the package.
+# What `cargo publish` would upload for linesig-simd, linesig, linesig-aggregate and
+# linesig-agave builds from the packages alone: no path-only dependency, no file outside
+# the package.
 #
-# linesig-simd and linesig: `cargo package` of both at once (which builds the packaged
-# sources, linesig against the packaged linesig-simd). linesig-agave: its own
-# workspace, and linesig is not on crates.io yet, so it is packaged without cargo's
-# verification (nor a lock file: its lock would need linesig on crates.io) and then
-# built from the two unpacked packages, with linesig patched to the packaged one, in a
-# scratch directory outside both workspaces.
+# linesig-simd, linesig and linesig-aggregate: `cargo package` of the three at once
+# (which builds the packaged sources, each against the packaged crates below it).
+# linesig-agave: its own workspace, and linesig is not on crates.io yet, so it is
+# packaged without cargo's verification (nor a lock file: its lock would need linesig
+# on crates.io) and then built from the two unpacked packages, with linesig patched to
+# the packaged one, in a scratch directory outside both workspaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
+source scripts/lib/toolchain.sh
 root=$PWD
 out=$root/target/package-check
 rm -rf "$out"
 mkdir -p "$out"
 
-cargo package --locked --allow-dirty -p linesig-simd -p linesig --target-dir "$out/target" --quiet
+cargo package --locked --allow-dirty -p linesig-simd -p linesig -p linesig-aggregate --target-dir "$out/target" --quiet
 (cd crates/linesig-agave &&
   cargo package --locked --allow-dirty --no-verify --exclude-lockfile --target-dir "$out/target" --quiet)
 
@@ -24,8 +25,9 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 tar -xzf "$out/target/package/linesig-simd-0.1.0.crate" -C "$scratch"
 tar -xzf "$out/target/package/linesig-0.1.0.crate" -C "$scratch"
+tar -xzf "$out/target/package/linesig-aggregate-0.1.0.crate" -C "$scratch"
 tar -xzf "$out/target/package/linesig-agave-0.1.0.crate" -C "$scratch"
-for crate in linesig-simd-0.1.0 linesig-0.1.0 linesig-agave-0.1.0; do
+for crate in linesig-simd-0.1.0 linesig-0.1.0 linesig-aggregate-0.1.0 linesig-agave-0.1.0; do
   for licence in LICENSE-APACHE LICENSE-MIT; do
     [ -s "$scratch/$crate/$licence" ] || { echo "$crate: $licence missing from the package" >&2; exit 1; }
   done
@@ -42,7 +44,7 @@ EOF
 cp crates/linesig-agave/Cargo.lock "$scratch/linesig-agave-0.1.0/Cargo.lock"
 (cd "$scratch/linesig-agave-0.1.0" &&
   cargo build --release --target-dir "$out/target" --quiet)
-echo "package-check: linesig-simd, linesig and linesig-agave 0.1.0 build from their packages"
+echo "package-check: linesig-simd, linesig, linesig-aggregate and linesig-agave 0.1.0 build from their packages"
 # The packages' builds are scratch, about 0.9 GB: a CI host's disk is shared, and a run
 # once stopped on a full one.
 rm -rf "$out"

@@ -26,7 +26,7 @@ full) phase=5 count=300000 ;;
     exit 2
     ;;
 esac
-source scripts/toolchain.sh
+source scripts/lib/toolchain.sh
 cargo build --release --locked -p linesig-cli >/dev/null
 linesig=target/release/linesig
 dir=$(mktemp -d)

@@ -6,8 +6,8 @@
 # target/release/liblinesig_ffi.a, which it builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
-source scripts/cpp.sh
+source scripts/lib/toolchain.sh
+source scripts/lib/cpp.sh
 cargo build --release --locked -p linesig-ffi
 cpp_build test_linesig bindings/cpp/tests/test_linesig.cpp
 target/cpp/test_linesig

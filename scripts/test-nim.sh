@@ -4,8 +4,8 @@
 # benchmark. Links target/release/liblinesig_ffi.a, which it builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
-source scripts/nim.sh
+source scripts/lib/toolchain.sh
+source scripts/lib/nim.sh
 cargo build --release --locked -p linesig-ffi
 nim_build test_linesig bindings/nim/tests/test_linesig.nim
 target/nim/test_linesig

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
-# leanSig aggregation's layers so far, the C ABI (header drift, C examples, error
-# paths of every function), linesig-agave against solana-perf, the Go binding (with
+# leanSig aggregation (the crate linesig-aggregate, once, in the workspace run), the C
+# ABI (header drift, C examples, error paths of every function), linesig-agave against solana-perf, the Go binding (with
 # curve25519-voi as its oracle), the Nim and C++ faces, and the Python package (built
 # with maturin into target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
+source scripts/lib/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
 cargo test --release --locked --workspace
 # linesig-agave (a workspace of its own: solana-perf 4.0.3's pins): against solana-perf
@@ -22,10 +22,7 @@ bash scripts/bench-agave.sh 2000 --rounds 1
 # it; every packet accounted for and the overload shed (scripts/serve-load.sh full runs
 # the latency and memory targets by hand).
 bash scripts/serve-load.sh small
-# leanSig aggregation: linesig's `aggregate` feature (off by default in the library; the
-# command line and the Python package turn it on).
-cargo test --release --locked -p linesig --features aggregate --lib leansig::aggregate
-# The Go binding links target/release/liblinesig.a.
+# The Go binding links target/release/liblinesig_ffi.a.
 cargo build --release --locked -p linesig-ffi
 if ! command -v go >/dev/null 2>&1; then
     echo "linesig: go not found; install Go 1.22 or newer to test bindings/go" >&2
@@ -42,5 +39,5 @@ bash scripts/test-nim.sh
 # founding google-benchmark, the README's C++ example.
 bash scripts/test-cpp.sh
 # The Python package: phe-compatible Paillier, against phe itself.
-source scripts/python.sh
+source scripts/lib/python.sh
 "$LINESIG_PYTHON" -m pytest -q bindings/python/tests

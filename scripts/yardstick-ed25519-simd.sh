@@ -14,7 +14,7 @@
 # them; linesig's own binaries stay generic. `--target` keeps the flags off build scripts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/toolchain.sh
+source scripts/lib/toolchain.sh
 target=$(rustc -vV | sed -n 's/^host: //p')
 (cd yardsticks/ed25519-simd &&
   RUSTFLAGS="-C target-feature=+avx512f,+avx512bw,+avx512dq,+avx512ifma" \

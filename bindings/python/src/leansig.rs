@@ -1,10 +1,11 @@
 //! leanSig aggregation for Python (`linesig.leansig`): one STARK proof that a list of
-//! devnet-4 signatures verifies, on `linesig::leansig::aggregate`, with the GIL
+//! devnet-4 signatures verifies, on `linesig_aggregate`, with the GIL
 //! released while proving or checking. Columns as `Engine.verify` takes them, epochs
 //! as integers.
 
-use linesig::leansig::{aggregate, Instance};
+use linesig::leansig::Instance;
 use linesig::Item;
+use linesig_aggregate as aggregate;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

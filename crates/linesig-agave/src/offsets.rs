@@ -51,6 +51,7 @@ pub struct PacketOffsets {
 /// Why solana-perf finds no signatures in a packet (its `PacketError`, less the two
 /// variants it never returns here). The stage discards such a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OffsetError {
     /// A bound past the packet, or an instruction count that does not decode.
     Length,

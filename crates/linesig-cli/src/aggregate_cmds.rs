@@ -1,6 +1,6 @@
 //! `linesig aggregate` and `linesig verify-aggregate`: one STARK proof that every
 //! leanSig signature of a JSON Lines file verifies, and its check against the file's
-//! (public key, message, epoch) list (`linesig::leansig::aggregate`).
+//! (public key, message, epoch) list (`linesig_aggregate`).
 //!
 //! Input lines as `linesig verify` reads them: {"public_key", "message", "signature"}
 //! in hex and "epoch"; `verify-aggregate` does not need "signature". Exit status: 0
@@ -12,9 +12,9 @@
 use crate::verify::{parse_fields, Parsed};
 use crate::CliError;
 use clap::Args;
-use linesig::leansig::aggregate::{self, AggregateError, VerifyAggregateError};
 use linesig::leansig::Instance;
 use linesig::Item;
+use linesig_aggregate::{self as aggregate, AggregateError, VerifyAggregateError};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

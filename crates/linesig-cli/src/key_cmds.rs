@@ -4,20 +4,22 @@
 //!
 //! The key file is linesig's secret-key format (`LSSK`, see
 //! `linesig::leansig::SecretKey::to_bytes`): the key and the epochs it has used. `sign`
-//! writes the key back, durably (a new file, fsync, rename), *before* it writes a
-//! signature: a key file older than a signature it made would sign that epoch again.
+//! holds an exclusive lock on the key file from load to save and writes the key back
+//! durably *before* it writes a signature (`linesig::leansig::KeyFile`): a key file
+//! older than a signature it made, or two signers on one file, would sign an epoch twice.
 //! Exit status: 0 done, 2 bad arguments or a key that cannot sign the epochs asked for,
 //! 3 I/O (an unreadable or damaged key file, an output that cannot be written).
 
 use crate::aggregate_cmds::instance;
 use crate::CliError;
 use clap::Args;
-use linesig::leansig::{keys, Instance, SecretKey};
+use linesig::leansig::keys::crash_point;
+use linesig::leansig::{keys, Instance, KeyFile, KeyFileError, KeyFileSignError};
 use linesig::{Backend, Scheme};
 use rand::rngs::StdRng;
 use rand::{RngCore, SeedableRng};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -76,16 +78,13 @@ fn backend(instance: Instance) -> Backend {
     Backend::best_for(Scheme::LeanSig(instance))
 }
 
-/// Write `bytes` to `path` durably: a new file beside it, fsync, rename over it.
-fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let io = |e: std::io::Error| CliError::io(format!("{}: {e}", path.display()));
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".new");
-    let temporary = PathBuf::from(temporary);
-    let mut file = std::fs::File::create(&temporary).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    std::fs::rename(&temporary, path).map_err(io)
+/// A key file's error as the CLI's: a damaged or unreadable key is I/O (3), a key that
+/// would be overwritten is a usage error (2).
+fn key_file_error(e: KeyFileError) -> CliError {
+    match e {
+        KeyFileError::Exists { .. } => CliError::usage(e.to_string()),
+        _ => CliError::io(e.to_string()),
+    }
 }
 
 pub fn keygen(args: KeygenArgs) -> Result<bool, CliError> {
@@ -109,19 +108,20 @@ pub fn keygen(args: KeygenArgs) -> Result<bool, CliError> {
         args.active_epochs,
     )
     .map_err(|e| CliError::usage(e.to_string()))?;
-    let bytes = key.to_bytes();
-    write_durably(&args.out, &bytes)?;
+    let bytes_len = key.to_bytes().len();
+    let file = KeyFile::create(&args.out, key).map_err(key_file_error)?;
+    let key = file.key();
     println!("{}", hex::encode(&public_key));
     if !args.quiet {
         let (active, prepared) = (key.activation_interval(), key.prepared_interval());
         eprintln!(
-            "{instance}: key in {} ({} bytes), active epochs {}..{}, prepared {}..{}, made in {:.2} s; public key above",
+            "{instance}: key in {} ({} bytes), active epochs {} to {}, prepared {} to {}, made in {:.2} s; public key above",
             args.out.display(),
-            bytes.len(),
+            bytes_len,
             active.start,
-            active.end,
+            active.end - 1,
             prepared.start,
-            prepared.end,
+            prepared.end - 1,
             started.elapsed().as_secs_f64()
         );
     }
@@ -144,14 +144,21 @@ fn message(args: &SignArgs) -> Result<Option<[u8; 32]>, CliError> {
 
 pub fn sign(args: SignArgs) -> Result<bool, CliError> {
     let fixed = message(&args)?;
-    let bytes = std::fs::read(&args.key)
-        .map_err(|e| CliError::io(format!("{}: {e}", args.key.display())))?;
-    let damaged =
-        |e: linesig::leansig::KeyFormatError| CliError::io(format!("{}: {e}", args.key.display()));
-    let instance = SecretKey::instance_in(&bytes).map_err(damaged)?;
-    let mut key = SecretKey::from_bytes(&bytes, backend(instance)).map_err(damaged)?;
+    // The output is opened before the key is touched: one that cannot be written
+    // uses up no epoch.
+    let mut out: Box<dyn Write> = match &args.out {
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .map_err(|e| CliError::io(format!("{}: {e}", path.display())))?,
+        ),
+        None => Box::new(std::io::stdout()),
+    };
+    // Locked until `file` is dropped: a second `sign` on this key waits, then reads the
+    // state this one saved (see linesig::leansig::KeyFile).
+    let mut file = KeyFile::open(&args.key, backend).map_err(key_file_error)?;
+    let key = file.key();
+    let instance = key.instance();
     let first = args.epoch.map_or(key.next_epoch(), u64::from);
-    let end = first + args.count as u64;
     let (active, prepared) = (key.activation_interval(), key.prepared_interval());
     if first < key.next_epoch() {
         return Err(CliError::usage(format!(
@@ -159,46 +166,66 @@ pub fn sign(args: SignArgs) -> Result<bool, CliError> {
             key.next_epoch()
         )));
     }
-    if end > prepared.end || first < prepared.start || end > active.end {
+    let end = first.checked_add(args.count as u64);
+    let inside = |end: u64| end <= prepared.end && first >= prepared.start && end <= active.end;
+    let Some(end) = end.filter(|&end| inside(end)) else {
         return Err(CliError::usage(format!(
-            "epochs {first}..{end} are not all inside the key's prepared epochs {}..{} (active {}..{})",
-            prepared.start, prepared.end, active.start, active.end
+            "{} epoch(s) from {first} are not all inside the key's prepared epochs {} to {} (active {} to {})",
+            args.count,
+            prepared.start,
+            prepared.end - 1,
+            active.start,
+            active.end - 1
         )));
-    }
+    };
     let public_key = hex::encode(key.public_key());
     let mut rng = StdRng::seed_from_u64(args.seed);
+    let messages: Vec<[u8; 32]> = (first..end)
+        .map(|_| {
+            fixed.unwrap_or_else(|| {
+                let mut m = [0u8; 32];
+                rng.fill_bytes(&mut m);
+                m
+            })
+        })
+        .collect();
     let started = Instant::now();
+    // `first` < `end` <= the active end <= 2^32, so it fits an epoch.
+    let signatures = file
+        .sign_many(first as u32, &messages)
+        .map_err(|e| match e {
+            KeyFileSignError::File(e) => key_file_error(e),
+            e => CliError::usage(e.to_string()),
+        })?;
+    // The key's new state is on disk: only now do signatures leave.
     let mut lines = String::new();
-    for epoch in first..end {
-        let message = fixed.unwrap_or_else(|| {
-            let mut m = [0u8; 32];
-            rng.fill_bytes(&mut m);
-            m
-        });
-        let signature = key
-            .sign(epoch as u32, &message)
-            .map_err(|e| CliError::usage(e.to_string()))?;
+    for ((epoch, message), signature) in (first..end).zip(&messages).zip(&signatures) {
         lines.push_str(&format!(
             "{{\"public_key\":\"{public_key}\",\"message\":\"{}\",\"signature\":\"{}\",\"epoch\":{epoch}}}\n",
             hex::encode(message),
             hex::encode(signature)
         ));
     }
-    // The key's new state reaches the disk before any signature leaves.
-    write_durably(&args.key, &key.to_bytes())?;
-    match &args.out {
-        Some(path) => std::fs::write(path, &lines)
-            .map_err(|e| CliError::io(format!("{}: {e}", path.display())))?,
-        None => std::io::stdout()
-            .write_all(lines.as_bytes())
-            .map_err(|e| CliError::io(format!("standard output: {e}")))?,
-    }
+    crash_point("before-output");
+    let output = match &args.out {
+        Some(path) => path.display().to_string(),
+        None => "standard output".to_string(),
+    };
+    out.write_all(lines.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            CliError::io(format!(
+                "{output}: {e}; epochs {first} to {} are used up (the key file records them) and their signatures were not all written",
+                end - 1
+            ))
+        })?;
     if !args.quiet {
         eprintln!(
-            "{instance}: {} signature(s), epochs {first}..{end}, in {:.2} s; key saved with next epoch {}",
+            "{instance}: {} signature(s), epochs {first} to {}, in {:.2} s; key saved with next epoch {}",
             args.count,
+            end - 1,
             started.elapsed().as_secs_f64(),
-            key.next_epoch()
+            file.key().next_epoch()
         );
     }
     Ok(true)

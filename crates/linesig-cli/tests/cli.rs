@@ -1507,7 +1507,7 @@ fn keygen_and_sign_make_signatures_verify_accepts() {
     linesig_fails(
         &["sign", "--key", key_s, "--epoch", "1020", "--count", "10"],
         2,
-        "prepared epochs 0..1024",
+        "prepared epochs 0 to 1023",
     );
     linesig_fails(
         &["keygen", "--scheme", "mldsa44", "--out", sigs_s],

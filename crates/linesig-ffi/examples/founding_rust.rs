@@ -5,8 +5,9 @@
 //!
 //! `cargo run --release -p linesig-ffi --example founding_rust -- [--short] [--batch N]`
 
-use linesig::leansig::{aggregate, epoch_context, keys, Instance, SecretKey};
+use linesig::leansig::{epoch_context, keys, Instance, SecretKey};
 use linesig::{Backend, Engine, Item, Scheme};
+use linesig_aggregate as aggregate;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::time::Instant;

@@ -496,9 +496,9 @@ pub unsafe extern "C" fn linesig_leansig_verify_aggregate(
 #[cfg(feature = "aggregate")]
 mod aggregate {
     use super::{Failure, LinesigStatus};
-    use linesig::leansig::aggregate::{self, AggregateError, VerifyAggregateError};
     use linesig::leansig::Instance;
     use linesig::Item;
+    use linesig_aggregate::{self as aggregate, AggregateError, VerifyAggregateError};
 
     type Refusal = (Failure, Option<usize>);
 
@@ -529,6 +529,8 @@ mod aggregate {
                     AggregateError::InvalidSignature { index, .. } => {
                         (LinesigStatus::InvalidItem, Some(index))
                     }
+                    // A refusal this build does not know yet: its message says why.
+                    _ => (LinesigStatus::InternalError, None),
                 };
                 (Failure::new(status, e.to_string()), index)
             })
@@ -550,6 +552,8 @@ mod aggregate {
                 VerifyAggregateError::CountMismatch { .. } | VerifyAggregateError::Rejected(_) => {
                     (LinesigStatus::ProofRejected, None)
                 }
+                // A refusal this build does not know yet: a proof not accepted.
+                _ => (LinesigStatus::ProofRejected, None),
             };
             let message = match &e {
                 VerifyAggregateError::Rejected(detail) => format!("{e} (the verifier: {detail})"),

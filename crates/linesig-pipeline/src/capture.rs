@@ -23,6 +23,7 @@ pub struct PacketFile {
 
 /// A packet file that could not be read: the file and what is wrong with it.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CaptureError {
     #[error("cannot read {}: {error}", path.display())]
     Io {

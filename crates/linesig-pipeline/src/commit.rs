@@ -5,8 +5,8 @@
 //! that finds the window full verifies what it holds instead of taking more, so the chunk
 //! everyone waits for is always on its way and memory stays flat.
 
+use crate::packet::{Batch, ChunkSpan};
 use crate::stats::Counters;
-use crate::tile::{Batch, ChunkSpan};
 use crate::{Sink, Verified};
 use linesig::Verdict;
 use std::collections::BTreeMap;

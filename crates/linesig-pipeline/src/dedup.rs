@@ -13,6 +13,7 @@
 //! a 4 MiB filter, and those misses were most of the dedup's time). Blocks fill unevenly,
 //! so the capacity is computed for this layout, not from the classic formula.
 
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Odd multipliers that pick a bit in each of a block's eight words from a 32-bit key
@@ -184,6 +185,56 @@ fn split_block_capacity(blocks: u64, m: u32, p: f64) -> u64 {
         }
     }
     good
+}
+
+/// The shared filter, taken in chunk order: a packet repeated in a later chunk is the
+/// duplicate even when another tile reaches that chunk first (the first arrival wins, as
+/// it did with one parse thread). A tile takes a chunk and dedups it at once, so the
+/// chunk before is always on its way; the wait is about one chunk's parsing.
+pub(crate) struct OrderedDedup {
+    /// The filter, and the number of the next chunk whose turn it is.
+    state: Mutex<(Deduper, u64)>,
+    turn: Condvar,
+    /// The filter's hash keys, so that tiles hash packets outside its lock.
+    keys: ahash::RandomState,
+}
+
+impl OrderedDedup {
+    pub fn new(filter: Deduper) -> Self {
+        OrderedDedup {
+            keys: filter.keys().clone(),
+            state: Mutex::new((filter, 0)),
+            turn: Condvar::new(),
+        }
+    }
+
+    /// The packet's hash as the filter takes it ([`Deduper::seen_hash`]), without its lock.
+    pub fn hash(&self, packet: &[u8]) -> u64 {
+        self.keys.hash_one(packet)
+    }
+
+    /// Run `f` on the filter once every chunk before `number` has had its turn, or at
+    /// once if a tile died (`abandoned`), which could leave a turn untaken.
+    pub fn in_turn<R>(
+        &self,
+        number: u64,
+        abandoned: impl Fn() -> bool,
+        f: impl FnOnce(&mut Deduper) -> R,
+    ) -> R {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while state.1 < number && !abandoned() {
+            state = self
+                .turn
+                .wait_timeout(state, Duration::from_millis(10))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        let result = f(&mut state.0);
+        state.1 = state.1.max(number + 1);
+        drop(state);
+        self.turn.notify_all();
+        result
+    }
 }
 
 #[cfg(test)]

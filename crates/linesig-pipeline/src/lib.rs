@@ -57,38 +57,35 @@
 //! # Ok::<(), linesig_pipeline::Error>(())
 //! ```
 
+// Layers, each importing only from those above it (linesig's `tests/layers.rs` checks
+// this order): `stats`, `capture`, `dedup`, `packet` → `sink`, `source` → `ingest`,
+// `commit` → `tile`.
 pub mod capture;
 mod commit;
 mod dedup;
+mod ingest;
+mod packet;
 mod sink;
 mod source;
 mod stats;
 mod tile;
 
 pub use dedup::Deduper;
-pub use sink::{sending_socket, Discard, Dropped, Sink, UdpForward, Verified};
+pub use packet::{Dropped, Packet};
+pub use sink::{sending_socket, Discard, Sink, UdpForward, Verified};
 pub use source::{Replay, Source, SourceState, UdpSource, CHUNK, POLL};
 pub use stats::{Drops, LatencySummary, Report, ReportKind};
 
 use commit::Commit;
-use crossbeam_channel::{bounded, Receiver, Select, Sender};
+use crossbeam_channel::bounded;
+use ingest::{ingest, queue_chunks, Queue};
 use linesig::wire::ParseOptions;
 use linesig::{Engine, Policy, Scheme};
+use packet::Chunk;
 use stats::{Counters, Latency, Reporter};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use tile::Chunk;
-
-/// One packet as the pipeline carries it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Packet {
-    /// Arrival order in this run, from 0.
-    pub seq: u64,
-    /// When ingest took it from its source; latency is measured from here.
-    pub arrival: Instant,
-    pub data: Vec<u8>,
-}
 
 /// How a pipeline runs. [`Config::new`] gives the defaults of `linesig serve`.
 #[derive(Debug)]
@@ -184,7 +181,7 @@ pub fn run<S: Source, K: Sink>(
     let tiles = config.engine.workers().max(1);
     let (spent_tx, spent_rx) = bounded::<Vec<Packet>>(4 * tiles);
     let deduper = Deduper::new(config.dedup_bytes, config.dedup_fp_rate, config.dedup_reset);
-    let deduper = tile::OrderedDedup::new(deduper);
+    let deduper = dedup::OrderedDedup::new(deduper);
     let log_dropped = sink.wants_dropped();
     // Two batches per tile in flight: one being verified, one waiting for an earlier chunk.
     let window = 2 * tiles * (config.batch_signatures.max(CHUNK) + CHUNK);
@@ -257,18 +254,6 @@ pub fn run<S: Source, K: Sink>(
     Ok(Reporter::summary(&counters, &latency, active))
 }
 
-/// Chunks the queue between ingest and the tiles holds.
-fn queue_chunks(config: &Config, live: bool) -> usize {
-    if live {
-        // A live source's chunks can hold a single packet, so the channel admits
-        // `queue_packets` of them and the packet count in `hand_over` is the binding bound.
-        config.queue_packets
-    } else {
-        // A replay sends full chunks and blocks on the channel itself.
-        (config.queue_packets / CHUNK).max(1)
-    }
-}
-
 /// The tiles of a run, as the reporting loop watches them.
 struct Running<'a> {
     started: Instant,
@@ -308,117 +293,6 @@ impl<K: Sink> Drop for Finished<'_, '_, K> {
             self.1.abandon();
         }
         self.0.fetch_add(1, Relaxed);
-    }
-}
-
-/// Ingest's ends of the channels to the tiles: chunks out, spent packets back (to free).
-struct Queue {
-    chunks: Sender<Chunk>,
-    spent: Receiver<Vec<Packet>>,
-}
-
-/// Take packets from the source until it ends, `max_packets` have come, `stop` is set or
-/// the tiles are gone; stamp them and queue them in numbered chunks.
-fn ingest<S: Source>(
-    source: &mut S,
-    queue: Queue,
-    counters: &Counters,
-    config: &Config,
-    stop: &AtomicBool,
-    first_arrival: &OnceLock<Instant>,
-) -> std::io::Result<()> {
-    let live = source.is_live();
-    let mut seq = 0u64;
-    let mut number = 0u64;
-    let mut received = Vec::with_capacity(CHUNK);
-    while !stop.load(Relaxed) {
-        let want = match config.max_packets {
-            Some(max) if seq >= max => return Ok(()),
-            Some(max) => ((max - seq) as usize).min(CHUNK),
-            None => CHUNK,
-        };
-        queue.spent.try_iter().for_each(drop);
-        let state = source.receive(want, &mut received)?;
-        if let Some(dropped) = source.kernel_dropped() {
-            counters.kernel_dropped.fetch_max(dropped, Relaxed);
-        }
-        if !received.is_empty() {
-            let arrival = Instant::now();
-            first_arrival.get_or_init(|| arrival);
-            let packets: Vec<Packet> = received
-                .drain(..)
-                .map(|data| {
-                    seq += 1;
-                    Packet {
-                        seq: seq - 1,
-                        arrival,
-                        data,
-                    }
-                })
-                .collect();
-            match hand_over(
-                packets,
-                number,
-                &queue,
-                counters,
-                config.queue_packets,
-                live,
-            ) {
-                HandOver::Queued => number += 1,
-                HandOver::Shed => {}
-                HandOver::Closed => return Ok(()),
-            }
-        }
-        if state == SourceState::Exhausted {
-            return Ok(());
-        }
-    }
-    Ok(())
-}
-
-enum HandOver {
-    Queued,
-    Shed,
-    /// The tiles are gone.
-    Closed,
-}
-
-/// Queue a chunk for the tiles. A live source's chunk is shed (counted as `overload`)
-/// when its packets do not fit; a replay blocks on the channel instead.
-fn hand_over(
-    packets: Vec<Packet>,
-    number: u64,
-    queue: &Queue,
-    counters: &Counters,
-    queue_packets: usize,
-    live: bool,
-) -> HandOver {
-    let len = packets.len() as u64;
-    counters.received.fetch_add(len, Relaxed);
-    let bytes: usize = packets.iter().map(|p| p.data.len()).sum();
-    counters.received_bytes.fetch_add(bytes as u64, Relaxed);
-    // Only this thread adds to `queued`, so room seen here cannot vanish before the add.
-    if live && counters.queued.load(Relaxed) + len > queue_packets as u64 {
-        counters.overload.fetch_add(len, Relaxed);
-        return HandOver::Shed;
-    }
-    counters.queued.fetch_add(len, Relaxed);
-    let mut chunk = Some(Chunk { number, packets });
-    // While the queue is full, free what the tiles send back.
-    loop {
-        let mut select = Select::new();
-        let send = select.send(&queue.chunks);
-        select.recv(&queue.spent);
-        let op = select.select();
-        if op.index() == send {
-            let chunk = chunk.take().expect("sent once");
-            return match op.send(&queue.chunks, chunk) {
-                Ok(()) => HandOver::Queued,
-                Err(_) => HandOver::Closed,
-            };
-        }
-        // Spent packets, or every tile gone (then the send fails next time round).
-        let _ = op.recv(&queue.spent);
     }
 }
 

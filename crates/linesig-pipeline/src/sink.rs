@@ -5,7 +5,7 @@
 //! sink slows the pipeline (and, for a live source, makes it shed load at ingest), so it
 //! should hand packets on rather than work on them.
 
-use crate::Packet;
+use crate::packet::{Dropped, Packet};
 use linesig::Verdict;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
@@ -21,15 +21,6 @@ pub struct Verified<'a> {
     pub passed: bool,
     /// The transaction's first signature (its id on chain).
     pub signature: &'a [u8],
-}
-
-/// Why a packet never reached verification.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dropped {
-    /// It does not parse or sanitize; the rule it breaks ([`linesig::wire::WireError::rule`]).
-    Malformed(&'static str),
-    /// The same bytes were seen before (within the dedup filter's window).
-    Duplicate,
 }
 
 /// What the pipeline does with its results.

@@ -9,97 +9,17 @@
 //! order when the sink asks for it.
 
 use crate::commit::Commit;
+use crate::dedup::OrderedDedup;
+use crate::packet::{Batch, Chunk, ChunkSpan, Packet};
 use crate::stats::{Counters, Latency};
-use crate::{Config, Deduper, Dropped, Packet, Sink};
+use crate::{Config, Dropped, Sink};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use linesig::wire::{self, ItemRanges, ParseOptions};
 use linesig::{Engine, Item, ItemSource, Policy, Reject, Scheme, Verdict};
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// Packets as ingest queues them; `number` counts the chunks that entered the queue, from
-/// 0, so chunk order is arrival order.
-pub(crate) struct Chunk {
-    pub number: u64,
-    pub packets: Vec<Packet>,
-}
-
-/// Where one chunk's results lie in its batch.
-pub(crate) struct ChunkSpan {
-    pub number: u64,
-    /// Packets ingest put in the chunk (passed, failed or dropped): what committing it
-    /// releases from the in-flight window.
-    pub taken: usize,
-    /// Its parsed, first-seen packets: `Batch::packets[packets]`.
-    pub packets: Range<usize>,
-    /// Its drop-log entries: `Batch::dropped[dropped]`.
-    pub dropped: Range<usize>,
-}
-
-/// One tile's verify batch: the packets that passed parse and dedup, every triple to
-/// verify grouped by packet in packet order, and after verification one verdict per
-/// triple.
-pub(crate) struct Batch {
-    pub packets: Vec<Packet>,
-    /// Per packet, its first item; one extra entry closes the last packet.
-    pub first_item: Vec<usize>,
-    items: Vec<(u32, ItemRanges)>,
-    /// Packets dropped before verification, for sinks that log them.
-    pub dropped: Vec<(u64, Dropped)>,
-    pub chunks: Vec<ChunkSpan>,
-    pub verdicts: Vec<Verdict>,
-    /// Packets taken from the queue into this batch.
-    taken: usize,
-    oldest: Option<Instant>,
-}
-
-impl Batch {
-    fn new() -> Batch {
-        Batch {
-            packets: Vec::new(),
-            first_item: vec![0],
-            items: Vec::new(),
-            dropped: Vec::new(),
-            chunks: Vec::new(),
-            verdicts: Vec::new(),
-            taken: 0,
-            oldest: None,
-        }
-    }
-
-    /// The verdicts of packet `i`'s signatures: its own, then its precompile ones.
-    pub fn verdicts_of(&self, i: usize) -> &[Verdict] {
-        &self.verdicts[self.first_item[i]..self.first_item[i + 1]]
-    }
-
-    /// Packet `i`'s first signature (its id on chain): a packet's own signatures come
-    /// first among its items.
-    pub fn first_signature(&self, i: usize) -> &[u8] {
-        self.items
-            .get(self.first_item[i])
-            .map_or(&[][..], |(_, first)| {
-                &self.packets[i].data[first.signature.clone()]
-            })
-    }
-}
-
-impl ItemSource for Batch {
-    fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    fn item(&self, index: usize) -> Item<'_> {
-        let (packet, r) = &self.items[index];
-        let p = &self.packets[*packet as usize].data;
-        Item::new(
-            &p[r.public_key.clone()],
-            &p[r.message.clone()],
-            &p[r.signature.clone()],
-        )
-    }
-}
 
 /// Some of a batch's items, by index: one engine call over the precompile signatures.
 struct Subset<'a> {
@@ -170,56 +90,6 @@ impl<'a> Verifier<'a> {
             }
         }
         batch.verdicts = verdicts;
-    }
-}
-
-/// The shared filter, taken in chunk order: a packet repeated in a later chunk is the
-/// duplicate even when another tile reaches that chunk first (the first arrival wins, as
-/// it did with one parse thread). A tile takes a chunk and dedups it at once, so the
-/// chunk before is always on its way; the wait is about one chunk's parsing.
-pub(crate) struct OrderedDedup {
-    /// The filter, and the number of the next chunk whose turn it is.
-    state: Mutex<(Deduper, u64)>,
-    turn: Condvar,
-    /// The filter's hash keys, so that tiles hash packets outside its lock.
-    keys: ahash::RandomState,
-}
-
-impl OrderedDedup {
-    pub fn new(filter: Deduper) -> Self {
-        OrderedDedup {
-            keys: filter.keys().clone(),
-            state: Mutex::new((filter, 0)),
-            turn: Condvar::new(),
-        }
-    }
-
-    /// The packet's hash as the filter takes it ([`Deduper::seen_hash`]), without its lock.
-    fn hash(&self, packet: &[u8]) -> u64 {
-        self.keys.hash_one(packet)
-    }
-
-    /// Run `f` on the filter once every chunk before `number` has had its turn, or at
-    /// once if a tile died (`abandoned`), which could leave a turn untaken.
-    fn in_turn<R>(
-        &self,
-        number: u64,
-        abandoned: impl Fn() -> bool,
-        f: impl FnOnce(&mut Deduper) -> R,
-    ) -> R {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while state.1 < number && !abandoned() {
-            state = self
-                .turn
-                .wait_timeout(state, Duration::from_millis(10))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
-        let result = f(&mut state.0);
-        state.1 = state.1.max(number + 1);
-        drop(state);
-        self.turn.notify_all();
-        result
     }
 }
 

@@ -1,16 +1,20 @@
-//! The crate's top-level modules form the layers `lib.rs` states: each module's non-test
-//! source names (through `crate::…` / `$crate::…` paths, root re-exports resolved to
-//! their module) only modules of layers above its own in that list, so there is no
-//! import cycle. A new import against the order fails here with the edge it adds.
+//! Each crate's top-level modules form the layers its `lib.rs` states: each module's
+//! non-test source names (through `crate::…` / `$crate::…` paths, root re-exports
+//! resolved to their module) only modules of layers above its own in that list, so there
+//! is no import cycle. A new import against the order fails here with the edge it adds.
+//! Checked for linesig, and from here for its siblings linesig-aggregate (the prover) and
+//! linesig-pipeline (the stages), whose sources sit beside it in the repository.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+const AGGREGATE_SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../linesig-aggregate/src");
+const PIPELINE_SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../linesig-pipeline/src");
 
 /// `text` without its test-only items: each item under `#[cfg(test)]` or
 /// `#[cfg(all(test, …))]`, up to its `;` or its matching closing brace. Code after a test
-/// module (an `aggregate/mod.rs` declares its tests above its imports) is kept.
+/// module (linesig-aggregate's `lib.rs` declares its tests above its imports) is kept.
 fn non_test(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -128,29 +132,39 @@ fn root_reexports(lib: &str) -> BTreeMap<String, String> {
     map
 }
 
-/// Each top-level module → the top-level modules its non-test source imports.
-fn imports() -> BTreeMap<String, BTreeSet<String>> {
-    let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).unwrap();
+/// The modules `lib.rs` declares outside test items (`mod x;`, `pub mod x;`, …).
+fn declared_modules(lib: &str) -> BTreeSet<String> {
+    non_test(lib)
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let rest = line.strip_prefix("mod ").or_else(|| {
+                line.strip_prefix("pub")
+                    .and_then(|r| r.split_once("mod ").map(|(_, m)| m))
+            })?;
+            rest.strip_suffix(';').map(|m| m.trim().to_string())
+        })
+        .collect()
+}
+
+/// Each top-level module of the crate whose sources are in `src` → the top-level
+/// modules its non-test source imports.
+fn imports_in(src: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(src);
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
     let reexports = root_reexports(&lib);
+    let names = declared_modules(&lib);
     let mut modules: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for entry in std::fs::read_dir(SRC).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        if name == "lib" {
-            continue;
-        }
-        modules.insert(name, BTreeSet::new());
-    }
-    let names: BTreeSet<String> = modules.keys().cloned().collect();
-    for (name, deps) in modules.iter_mut() {
-        let dir = Path::new(SRC).join(name);
+    for name in &names {
+        let dir = src.join(name);
         let path = if dir.is_dir() {
             dir
         } else {
-            Path::new(SRC).join(format!("{name}.rs"))
+            src.join(format!("{name}.rs"))
         };
+        let deps = modules.entry(name.clone()).or_default();
         for file in files(&path) {
-            let text = std::fs::read_to_string(&file).unwrap();
+            let text = crate_relative(&file, src, &std::fs::read_to_string(&file).unwrap());
             for used in crate_paths(&non_test(&text)) {
                 let module = reexports.get(&used).cloned().unwrap_or(used);
                 if names.contains(&module) && module != *name {
@@ -162,9 +176,29 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
     modules
 }
 
-#[test]
-fn top_level_modules_have_no_import_cycle() {
-    let modules = imports();
+/// `text` (the file `file` under `src`) without comments, with the `super::` chains that
+/// climb to the crate root written as `crate::`: in `src/x.rs` or `src/x/mod.rs` one
+/// `super::`, in `src/x/y.rs` two.
+fn crate_relative(file: &Path, src: &Path, text: &str) -> String {
+    let relative = file.strip_prefix(src).unwrap();
+    let mut depth = relative.components().count();
+    if relative.file_name().is_some_and(|n| n == "mod.rs") {
+        depth -= 1;
+    }
+    let to_root = "super::".repeat(depth);
+    text.lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace(&to_root, "crate::")
+}
+
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    imports_in(SRC)
+}
+
+/// The modules of `modules` in an import cycle (empty if none).
+fn cyclic(modules: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<&String, &BTreeSet<String>> {
     // Peel off modules whose dependencies are all peeled: what is left is in a cycle.
     let mut placed: BTreeSet<String> = BTreeSet::new();
     loop {
@@ -178,26 +212,21 @@ fn top_level_modules_have_no_import_cycle() {
         }
         placed.extend(next);
     }
-    let cyclic: BTreeMap<&String, &BTreeSet<String>> = modules
+    modules
         .iter()
         .filter(|(m, _)| !placed.contains(*m))
-        .collect();
-    assert!(
-        cyclic.is_empty(),
-        "top-level modules in an import cycle (module -> what it imports): {cyclic:#?}"
-    );
-    // The scan must see the imports that exist, or it proves nothing.
-    assert!(modules["engine"].contains("scheme"), "{modules:#?}");
-    assert!(modules["ed25519"].contains("verifier"), "{modules:#?}");
+        .collect()
 }
 
-/// Every module is in exactly one layer of `lib.rs`'s statement, and imports only from
-/// layers above its own.
-#[test]
-fn imports_follow_the_layers_lib_rs_states() {
-    let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).unwrap();
+/// Every module of the crate in `src` is in exactly one layer of its `lib.rs`'s
+/// statement, and imports only from layers above its own.
+fn check_layers(src: &str) {
+    let lib = std::fs::read_to_string(Path::new(src).join("lib.rs")).unwrap();
     let layers = stated_layers(&lib);
-    assert!(layers.len() >= 5, "lib.rs states no layers: {layers:?}");
+    assert!(
+        layers.len() >= 3,
+        "{src}/lib.rs states no layers: {layers:?}"
+    );
     let layer_of = |module: &str| -> usize {
         let found: Vec<usize> = (0..layers.len())
             .filter(|&i| layers[i].contains(module))
@@ -205,11 +234,11 @@ fn imports_follow_the_layers_lib_rs_states() {
         assert_eq!(
             found.len(),
             1,
-            "`{module}` in layers {found:?} of lib.rs's statement"
+            "`{module}` in layers {found:?} of {src}/lib.rs's statement"
         );
         found[0]
     };
-    let modules = imports();
+    let modules = imports_in(src);
     let mut against = Vec::new();
     for (module, deps) in &modules {
         let own = layer_of(module);
@@ -224,8 +253,52 @@ fn imports_follow_the_layers_lib_rs_states() {
     }
     assert!(
         against.is_empty(),
-        "imports against lib.rs's layers: {against:#?}"
+        "imports against {src}/lib.rs's layers: {against:#?}"
     );
+}
+
+#[test]
+fn top_level_modules_have_no_import_cycle() {
+    let modules = imports();
+    let cyclic = cyclic(&modules);
+    assert!(
+        cyclic.is_empty(),
+        "top-level modules in an import cycle (module -> what it imports): {cyclic:#?}"
+    );
+    // The scan must see the imports that exist, or it proves nothing.
+    assert!(modules["engine"].contains("scheme"), "{modules:#?}");
+    assert!(modules["ed25519"].contains("verifier"), "{modules:#?}");
+}
+
+/// Every module is in exactly one layer of `lib.rs`'s statement, and imports only from
+/// layers above its own.
+#[test]
+fn imports_follow_the_layers_lib_rs_states() {
+    let layers = stated_layers(&std::fs::read_to_string(Path::new(SRC).join("lib.rs")).unwrap());
+    assert!(layers.len() >= 5, "lib.rs states no layers: {layers:?}");
+    check_layers(SRC);
+}
+
+/// The prover crate: no cycle, and the order its `lib.rs` states (the kernels below the
+/// STARK configuration, the AIR below the kernels).
+#[test]
+fn the_prover_follows_its_layers() {
+    let modules = imports_in(AGGREGATE_SRC);
+    assert!(cyclic(&modules).is_empty(), "{modules:#?}");
+    assert!(modules["stark"].contains("lanes"), "{modules:#?}");
+    assert!(modules["lanes"].contains("field"), "{modules:#?}");
+    assert!(!modules["statement"].contains("stark"), "{modules:#?}");
+    check_layers(AGGREGATE_SRC);
+}
+
+/// The pipeline: the messages below the stages, no cycle.
+#[test]
+fn the_pipeline_follows_its_layers() {
+    let modules = imports_in(PIPELINE_SRC);
+    assert!(cyclic(&modules).is_empty(), "{modules:#?}");
+    assert!(modules["tile"].contains("packet"), "{modules:#?}");
+    assert!(modules["commit"].contains("packet"), "{modules:#?}");
+    check_layers(PIPELINE_SRC);
 }
 
 /// The test-item stripping keeps what follows a test module and drops only the test.

@@ -16,10 +16,10 @@ use super::lanes::{add_mod, monty_mul, to_monty, KoalaLanes, P, R2};
 use super::{Digest, HashFamily, Params, CAPACITY, MESSAGE_LEN, PARAMETER_LEN};
 
 /// Most lanes of any backend (AVX-512: 16).
-pub(crate) const MAX_LANES: usize = 16;
+pub const MAX_LANES: usize = 16;
 
 /// A state of width W, one column of lane values per element.
-pub(crate) type Columns<const W: usize> = [[u32; MAX_LANES]; W];
+pub type Columns<const W: usize> = [[u32; MAX_LANES]; W];
 
 const TWEAK_TREE: u64 = 0x01;
 const TWEAK_MESSAGE: u64 = 0x02;
@@ -30,7 +30,7 @@ fn tweak_elements(value: u64) -> [u32; 2] {
     [to_monty((value % p) as u32), to_monty((value / p) as u32)]
 }
 
-pub(crate) fn tree_tweak(level: usize, position: u32) -> [u32; 2] {
+pub fn tree_tweak(level: usize, position: u32) -> [u32; 2] {
     tweak_elements((level as u64) << 40 | (position as u64) << 8 | TWEAK_TREE)
 }
 
@@ -39,7 +39,7 @@ fn message_tweak(epoch: u32) -> [u32; 2] {
 }
 
 /// The 32-byte message as a little-endian integer in base p: 9 digits, Montgomery form.
-pub(crate) fn message_elements(message: &[u8; 32]) -> [u32; MESSAGE_LEN] {
+pub fn message_elements(message: &[u8; 32]) -> [u32; MESSAGE_LEN] {
     // Long division of 8 little-endian u32 limbs by p, once per digit.
     let mut limbs: [u32; 8] =
         core::array::from_fn(|i| u32::from_le_bytes(message[4 * i..4 * i + 4].try_into().unwrap()));
@@ -63,7 +63,7 @@ fn permute24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
 }
 
 /// Feed-forward compression in place: on return the first elements hold C(input).
-pub(crate) fn compress24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
+pub fn compress24<L: KoalaLanes>(family: HashFamily, state: &mut Columns<24>) {
     let input: [L; 24] = core::array::from_fn(|i| L::load(&state[i]));
     let mut lanes = input;
     family.permute24(&mut lanes);
@@ -94,7 +94,7 @@ impl HashFamily {
 /// chain separator) in two base-p digits, without divisions: epoch·2^24 = high·p + low
 /// is split once, and chain·2^16 + position·2^8 (< 2^24) is added to `low`.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct EpochTweak {
+pub struct EpochTweak {
     low: u32,
     high: u32,
 }
@@ -122,7 +122,7 @@ impl EpochTweak {
 
 /// Chain steps on lanes, the chain values staying in vectors from one step to the next
 /// (a lane's value is written only when it starts a chain, read only when it ends one).
-pub(crate) struct ChainWalk<L: KoalaLanes> {
+pub struct ChainWalk<L: KoalaLanes> {
     family: HashFamily,
     hash_len: usize,
     parameter: [L; PARAMETER_LEN],
@@ -207,7 +207,7 @@ impl<L: KoalaLanes> ChainWalk<L> {
 }
 
 /// One tree node for every lane: `inputs[k]` = (parameter, tweak, left, right).
-pub(crate) fn tree_node<L: KoalaLanes>(
+pub fn tree_node<L: KoalaLanes>(
     params: &Params,
     inputs: &[([u32; PARAMETER_LEN], [u32; 2], Digest, Digest)],
 ) -> [Digest; MAX_LANES] {
@@ -230,7 +230,7 @@ pub(crate) fn tree_node<L: KoalaLanes>(
 
 /// The sponge's capacity value: the compression of the lengths (5, 2, DIMENSION,
 /// HASH_LEN) read as one 128-bit integer in base p.
-pub(crate) fn sponge_capacity(params: &Params) -> [u32; CAPACITY] {
+pub fn sponge_capacity(params: &Params) -> [u32; CAPACITY] {
     let mut acc: u128 = (PARAMETER_LEN as u128) << 96
         | 2u128 << 64
         | (params.dimension as u128) << 32
@@ -246,7 +246,7 @@ pub(crate) fn sponge_capacity(params: &Params) -> [u32; CAPACITY] {
 
 /// The leaf: the sponge over parameter ‖ tree tweak (level 0, epoch) ‖ chain ends, for
 /// every lane. `ends[k]` holds lane k's DIMENSION chain ends.
-pub(crate) fn leaf<L: KoalaLanes>(
+pub fn leaf<L: KoalaLanes>(
     params: &Params,
     capacity: &[u32; CAPACITY],
     parameters: &[[u32; PARAMETER_LEN]],
@@ -299,13 +299,10 @@ pub(crate) fn leaf<L: KoalaLanes>(
 
 /// What one lane's message hash takes: the key's parameter, the epoch, rho (RAND_LEN
 /// elements, zero past them) and the message's elements.
-pub(crate) type MessageHashInput = ([u32; PARAMETER_LEN], u32, [u32; 8], [u32; MESSAGE_LEN]);
+pub type MessageHashInput = ([u32; PARAMETER_LEN], u32, [u32; 8], [u32; MESSAGE_LEN]);
 
 /// The message hash's field elements, canonical, for every lane.
-pub(crate) fn message_hash<L: KoalaLanes>(
-    params: &Params,
-    inputs: &[MessageHashInput],
-) -> Vec<Vec<u32>> {
+pub fn message_hash<L: KoalaLanes>(params: &Params, inputs: &[MessageHashInput]) -> Vec<Vec<u32>> {
     let mut state: Columns<24> = [[0; MAX_LANES]; 24];
     let r = params.rand_len;
     for (k, (parameter, epoch, rho, message)) in inputs.iter().enumerate() {

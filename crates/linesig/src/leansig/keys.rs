@@ -21,7 +21,9 @@ use rand::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use std::ops::Range;
 
+mod file;
 mod format;
+pub use file::{crash_point, KeyFile, KeyFileError, KeyFileSignError};
 pub use format::{KeyFormatError, SECRET_KEY_FORMAT_VERSION};
 
 /// The reference's PRF domain separator (`shake_to_field.rs`).

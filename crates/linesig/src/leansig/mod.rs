@@ -25,8 +25,8 @@
 //! Key generation and signing ([`keys`]) exist for benchmarks and fixtures, with a
 //! secret key that refuses to sign twice for one epoch.
 //!
-//! Aggregation (one STARK proof that many devnet-4 signatures verify) is in
-//! `aggregate`, behind the `aggregate` cargo feature.
+//! Aggregation (one STARK proof that many devnet-4 signatures verify) is the crate
+//! `linesig-aggregate`, which reads what it needs of this module through [`internals`].
 
 /// Run `$body` with `$lanes` naming the lane type `$backend` verifies on: AVX2 as two
 /// interleaved vectors (16 lanes), AVX-512 (16 lanes), or the portable scalar path. A
@@ -52,10 +52,10 @@ macro_rules! with_lanes {
     };
 }
 
-#[cfg(feature = "aggregate")]
-pub mod aggregate;
 mod hash;
 mod hypercube;
+#[doc(hidden)]
+pub mod internals;
 pub mod keys;
 pub(crate) mod lanes;
 pub(crate) mod poseidon;
@@ -75,7 +75,10 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 use verify::Decoded;
 
-pub use keys::{KeyFormatError, KeyGenError, SecretKey, SignError, SECRET_KEY_FORMAT_VERSION};
+pub use keys::{
+    KeyFile, KeyFileError, KeyFileSignError, KeyFormatError, KeyGenError, SecretKey, SignError,
+    SECRET_KEY_FORMAT_VERSION,
+};
 
 /// Field elements of the public parameter.
 pub(crate) const PARAMETER_LEN: usize = 5;
@@ -101,13 +104,15 @@ pub enum Instance {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HashFamily {
+#[doc(hidden)]
+pub enum HashFamily {
     Poseidon1,
     Poseidon2,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MessageEncoding {
+#[doc(hidden)]
+pub enum MessageEncoding {
     /// Each of the first ⌈v/z⌉ hash elements a must be below q·w^z; ⌊a/q⌋ gives z
     /// base-w digits.
     Aborting { q: u32, z: usize },
@@ -117,7 +122,8 @@ pub(crate) enum MessageEncoding {
 
 /// An instance's parameters (leanSig's const generics).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Params {
+#[doc(hidden)]
+pub struct Params {
     pub log_lifetime: usize,
     pub dimension: usize,
     pub base: usize,
@@ -200,7 +206,8 @@ impl Instance {
         }
     }
 
-    pub(crate) fn params(self) -> &'static Params {
+    #[doc(hidden)]
+    pub fn params(self) -> &'static Params {
         match self {
             Instance::Devnet4 => &DEVNET4,
             Instance::L18 => &L18,
@@ -327,7 +334,8 @@ pub fn epoch_context(epoch: u32) -> [u8; 4] {
 
 /// An item's epoch (its 4-byte context, inside the lifetime: else `BadContext`) and
 /// 32-byte message (else `BadLength`): the first checks of [`decode`], in its order.
-fn decode_epoch_and_message(
+#[doc(hidden)]
+pub fn decode_epoch_and_message(
     instance: Instance,
     item: &Item<'_>,
 ) -> Result<(u32, [u8; MESSAGE_BYTES]), Reject> {
@@ -343,7 +351,8 @@ fn decode_epoch_and_message(
 
 /// Decode an item's fields, in the order the verdict reasons are checked: epoch,
 /// lengths, then the canonical encodings.
-fn decode(instance: Instance, item: &Item<'_>) -> Result<Decoded, Reject> {
+#[doc(hidden)]
+pub fn decode(instance: Instance, item: &Item<'_>) -> Result<Decoded, Reject> {
     let params = instance.params();
     let (epoch, message) = decode_epoch_and_message(instance, item)?;
     if item.public_key.len() != params.public_key_len()
@@ -370,7 +379,8 @@ pub fn verify(instance: Instance, item: &Item<'_>) -> Verdict {
 
 /// The engine's work unit: verdicts for `items[start..start + out.len()]`, `lanes` at
 /// most per vector.
-pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
+#[doc(hidden)]
+pub fn verify_unit<S: ItemSource + ?Sized>(
     instance: Instance,
     backend: Backend,
     lanes: usize,

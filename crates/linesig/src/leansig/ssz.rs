@@ -18,14 +18,14 @@ use crate::verdict::Reject;
 
 /// A decoded public key; elements in Montgomery form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PublicKey {
+pub struct PublicKey {
     pub root: Digest,
     pub parameter: [u32; PARAMETER_LEN],
 }
 
 /// A decoded signature; elements in Montgomery form, digests zero past HASH_LEN.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Signature {
+pub struct Signature {
     pub rho: [u32; 8],
     pub path: Vec<Digest>,
     pub hashes: Vec<Digest>,
@@ -52,7 +52,7 @@ fn digests(params: &Params, bytes: &[u8]) -> Result<Vec<Digest>, Reject> {
         .collect()
 }
 
-pub(crate) fn decode_public_key(params: &Params, bytes: &[u8]) -> Result<PublicKey, Reject> {
+pub fn decode_public_key(params: &Params, bytes: &[u8]) -> Result<PublicKey, Reject> {
     if bytes.len() != params.public_key_len() {
         return Err(Reject::BadLength);
     }
@@ -71,7 +71,7 @@ fn offset(bytes: &[u8], at: usize) -> usize {
     u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize
 }
 
-pub(crate) fn decode_signature(params: &Params, bytes: &[u8]) -> Result<Signature, Reject> {
+pub fn decode_signature(params: &Params, bytes: &[u8]) -> Result<Signature, Reject> {
     if bytes.len() != params.signature_len() {
         return Err(Reject::BadLength);
     }
@@ -101,14 +101,14 @@ fn push_elements(out: &mut Vec<u8>, elements: &[u32]) {
     }
 }
 
-pub(crate) fn encode_public_key(params: &Params, key: &PublicKey) -> Vec<u8> {
+pub fn encode_public_key(params: &Params, key: &PublicKey) -> Vec<u8> {
     let mut out = Vec::with_capacity(params.public_key_len());
     push_elements(&mut out, &key.root[..params.hash_len]);
     push_elements(&mut out, &key.parameter);
     out
 }
 
-pub(crate) fn encode_signature(params: &Params, signature: &Signature) -> Vec<u8> {
+pub fn encode_signature(params: &Params, signature: &Signature) -> Vec<u8> {
     let mut out = Vec::with_capacity(params.signature_len());
     let path_start = 8 + 4 * params.rand_len;
     let hashes_start = path_start + 4 + 4 * signature.path.len() * params.hash_len;

@@ -19,7 +19,7 @@ use super::{Digest, MessageEncoding, Params};
 use crate::verdict::Reject;
 
 /// A signature that decoded: everything verification needs, elements in Montgomery form.
-pub(crate) struct Decoded {
+pub struct Decoded {
     pub key: PublicKey,
     pub epoch: u32,
     pub message: [u8; 32],
@@ -27,7 +27,7 @@ pub(crate) struct Decoded {
 }
 
 /// The chain positions x_i of a message, if the encoding succeeds.
-pub(crate) fn encode(params: &Params, hash: &[u32]) -> Option<Vec<u8>> {
+pub fn encode(params: &Params, hash: &[u32]) -> Option<Vec<u8>> {
     let digits = match params.encoding {
         MessageEncoding::Aborting { q, z } => {
             let w = params.base as u64;
@@ -54,7 +54,7 @@ pub(crate) fn encode(params: &Params, hash: &[u32]) -> Option<Vec<u8>> {
 }
 
 /// Verify `items` (at most `L::N`) on lanes `L`; one result per item.
-pub(crate) fn verify_lanes<L: KoalaLanes>(
+pub fn verify_lanes<L: KoalaLanes>(
     params: &Params,
     capacity: &[u32; super::CAPACITY],
     items: &[Decoded],

@@ -23,6 +23,7 @@ pub(crate) mod arith;
 mod encoding;
 pub(crate) mod keccak;
 pub(crate) mod lanes;
+pub(crate) mod reject;
 pub(crate) mod sample;
 pub(crate) mod verify;
 
@@ -241,6 +242,7 @@ impl SchemeVerifier for ParameterSet {
 
 /// Why signing failed (key generation cannot fail).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SignError {
     #[error("signing key is {got} bytes; {parameter_set} needs {expected}")]
     BadSigningKeyLength {

@@ -8,6 +8,7 @@
 
 /// Why a compact-u16 did not decode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CompactU16Error {
     /// The buffer ended inside the encoding.
     Truncated,

@@ -68,7 +68,6 @@ kernels! {
 
     /// The first `x.len()` (≤ 8) lanes from `x`, the rest zero. A masked load reads, and
     /// can fault on, only the lanes its mask selects: all inside `x`.
-    #[cfg(feature = "aggregate")]
     #[inline]
     fn load_partial(x: &[u32]) -> __m256i {
         assert!(x.len() <= 8);
@@ -77,7 +76,6 @@ kernels! {
     }
 
     /// The first `out.len()` (≤ 8) lanes into `out`; a masked store writes only those.
-    #[cfg(feature = "aggregate")]
     #[inline]
     fn store_partial(v: __m256i, out: &mut [u32]) {
         assert!(out.len() <= 8);
@@ -86,7 +84,6 @@ kernels! {
     }
 
     /// All ones in the first `n` lanes.
-    #[cfg(feature = "aggregate")]
     #[inline]
     fn first_lanes(n: usize) -> __m256i {
         _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
@@ -142,13 +139,11 @@ impl KoalaLanes for U32x8 {
     fn store(self, out: &mut [u32]) {
         self.store(out)
     }
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn load_partial(x: &[u32]) -> Self {
         // SAFETY: see the module note.
         U32x8(unsafe { load_partial(x) })
     }
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn store_partial(self, out: &mut [u32]) {
         // SAFETY: see the module note.
@@ -188,7 +183,7 @@ impl KoalaLanes for U32x8 {
 /// vectors, so one permutation's dependency chains (the partial rounds are one long
 /// chain) overlap with the other's. The AVX2 backend verifies on these.
 #[derive(Clone, Copy)]
-pub(crate) struct KoalaAvx2x2([__m256i; 2]);
+pub struct KoalaAvx2x2([__m256i; 2]);
 
 kernels! {
     /// [`dot`] on both halves, the two reductions of each pair side by side.
@@ -229,7 +224,6 @@ impl KoalaLanes for KoalaAvx2x2 {
         U32x8(self.0[0]).store(low);
         U32x8(self.0[1]).store(high);
     }
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn load_partial(x: &[u32]) -> Self {
         if x.len() <= 8 {
@@ -238,7 +232,6 @@ impl KoalaLanes for KoalaAvx2x2 {
             KoalaAvx2x2([U32x8::load(&x[..8]).0, U32x8::load_partial(&x[8..]).0])
         }
     }
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn store_partial(self, out: &mut [u32]) {
         let (low, high) = out.split_at_mut(out.len().min(8));

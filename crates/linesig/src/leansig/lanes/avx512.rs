@@ -50,7 +50,6 @@ kernels! {
 
     /// The first `x.len()` (< 16) lanes from `x`, the rest zero. A masked load reads, and
     /// can fault on, only the lanes its mask selects: all inside `x`.
-    #[cfg(feature = "aggregate")]
     #[inline]
     fn load_partial(x: &[u32]) -> __m512i {
         assert!(x.len() < 16);
@@ -60,7 +59,6 @@ kernels! {
     }
 
     /// The first `out.len()` (< 16) lanes into `out`; a masked store writes only those.
-    #[cfg(feature = "aggregate")]
     #[inline]
     fn store_partial(v: __m512i, out: &mut [u32]) {
         assert!(out.len() < 16);
@@ -135,13 +133,11 @@ impl KoalaLanes for U32x16 {
     fn store(self, out: &mut [u32]) {
         self.store(out)
     }
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn load_partial(x: &[u32]) -> Self {
         // SAFETY: see the module note.
         U32x16(unsafe { load_partial(x) })
     }
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn store_partial(self, out: &mut [u32]) {
         // SAFETY: see the module note.

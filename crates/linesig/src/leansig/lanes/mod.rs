@@ -12,24 +12,25 @@
 //! `avx2.rs` (8 × u32 per `__m256i`), `avx512.rs` (16 × u32 per `__m512i`).
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2;
+pub mod avx2;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod avx512;
-pub(crate) mod portable;
+pub mod avx512;
+pub mod portable;
 
-use super::poseidon::{Poseidon1Constants, Poseidon2Constants};
+pub(crate) mod constants;
+
+use constants::{Poseidon1Constants, Poseidon2Constants};
 
 /// KoalaBear: p = 2^31 − 2^24 + 1.
-pub(crate) const P: u32 = 0x7f00_0001;
+pub const P: u32 = 0x7f00_0001;
 /// p⁻¹ mod 2^32, for the Montgomery reduction.
-pub(crate) const P_INV: u32 = 0x8100_0001;
+pub const P_INV: u32 = 0x8100_0001;
 
 /// The most lanes a [`KoalaLanes`] has.
-#[cfg(feature = "aggregate")]
 const MAX_LANES: usize = 16;
 
 /// N KoalaBear elements in Montgomery form, each in [0, p).
-pub(crate) trait KoalaLanes: Copy {
+pub trait KoalaLanes: Copy {
     const N: usize;
     fn splat(x: u32) -> Self;
     /// Lanes from `x[..N]`.
@@ -38,7 +39,6 @@ pub(crate) trait KoalaLanes: Copy {
     fn store(self, out: &mut [u32]);
     /// Lanes from `x` (fewer than N words: a row's last columns), the rest zero, with
     /// no read past `x`. (The aggregation prover's; verification reads whole lanes.)
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn load_partial(x: &[u32]) -> Self {
         debug_assert!(x.len() < Self::N);
@@ -53,7 +53,6 @@ pub(crate) trait KoalaLanes: Copy {
         Self::load(&words)
     }
     /// The first `out.len()` (fewer than N) lanes into `out`, with no write past it.
-    #[cfg(feature = "aggregate")]
     #[inline(always)]
     fn store_partial(self, out: &mut [u32]) {
         debug_assert!(out.len() < Self::N);
@@ -85,22 +84,22 @@ pub(crate) trait KoalaLanes: Copy {
     /// Kernels: the permutations compiled for the backend's target features (see
     /// `simd_permutations!`); the portable instance runs the generic code as is.
     fn poseidon1_16(state: &mut [Self; 16]) {
-        poseidon1_lanes(state, &super::poseidon::constants().poseidon1_16)
+        poseidon1_lanes(state, &constants::constants().poseidon1_16)
     }
     fn poseidon1_24(state: &mut [Self; 24]) {
-        poseidon1_lanes(state, &super::poseidon::constants().poseidon1_24)
+        poseidon1_lanes(state, &constants::constants().poseidon1_24)
     }
     fn poseidon2_16(state: &mut [Self; 16]) {
-        poseidon2_lanes(state, &super::poseidon::constants().poseidon2_16)
+        poseidon2_lanes(state, &constants::constants().poseidon2_16)
     }
     fn poseidon2_24(state: &mut [Self; 24]) {
-        poseidon2_lanes(state, &super::poseidon::constants().poseidon2_24)
+        poseidon2_lanes(state, &constants::constants().poseidon2_24)
     }
 }
 
 /// Scalar Montgomery product, shared by the portable lanes and the constant tables.
 #[inline(always)]
-pub(crate) const fn monty_mul(a: u32, b: u32) -> u32 {
+pub const fn monty_mul(a: u32, b: u32) -> u32 {
     let t = a as u64 * b as u64;
     let q = (t as u32).wrapping_mul(P_INV);
     // t ≡ q·p (mod 2^32), so the low halves cancel and the high halves' difference is
@@ -114,7 +113,7 @@ pub(crate) const fn monty_mul(a: u32, b: u32) -> u32 {
 }
 
 /// Scalar a + b mod p, for a, b < p.
-pub(crate) const fn add_mod(a: u32, b: u32) -> u32 {
+pub const fn add_mod(a: u32, b: u32) -> u32 {
     let s = a + b;
     if s >= P {
         s - P
@@ -128,7 +127,7 @@ pub(crate) const fn add_mod(a: u32, b: u32) -> u32 {
 /// (x + t)/2^k + t·127·2^(24−k) < 2p (p − 1 = 127·2^24). Plonky3 halves the same way.
 /// The SIMD backends run this formula on every lane.
 #[inline(always)]
-pub(crate) const fn div_2exp_scalar(x: u32, k: u32) -> u32 {
+pub const fn div_2exp_scalar(x: u32, k: u32) -> u32 {
     let t = x.wrapping_neg() & ((1 << k) - 1);
     let y = ((x + t) >> k) + t * (127 << (24 - k));
     if y >= P {
@@ -141,7 +140,7 @@ pub(crate) const fn div_2exp_scalar(x: u32, k: u32) -> u32 {
 /// One entry V_i of Poseidon2's internal matrix 1 + diag(V), in the cheapest form that
 /// computes V_i·x.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DiagonalEntry {
+pub enum DiagonalEntry {
     /// ±k for k in 1..=4: additions.
     Small { k: u32, negative: bool },
     /// ±2^−k: [`KoalaLanes::div_2exp`].
@@ -169,15 +168,15 @@ fn diagonal_times<L: KoalaLanes>(x: L, entry: DiagonalEntry) -> (L, bool) {
 }
 
 /// 2^64 mod p: a Montgomery product with it takes a canonical value to Montgomery form.
-pub(crate) const R2: u32 = ((1u128 << 64) % P as u128) as u32;
+pub const R2: u32 = ((1u128 << 64) % P as u128) as u32;
 
 /// Canonical value → Montgomery form.
-pub(crate) const fn to_monty(x: u32) -> u32 {
+pub const fn to_monty(x: u32) -> u32 {
     (((x as u64) << 32) % P as u64) as u32
 }
 
 /// Montgomery form → canonical value.
-pub(crate) const fn from_monty(x: u32) -> u32 {
+pub const fn from_monty(x: u32) -> u32 {
     monty_mul(x, 1)
 }
 
@@ -188,7 +187,7 @@ fn cube<L: KoalaLanes>(x: L) -> L {
 
 /// How a circulant of width W splits for [`circulant_mul`]: W = n·m with n a power of
 /// two (an n-point NTT exists: 2^24 divides p − 1) and m coprime to n.
-pub(crate) const fn circulant_split(width: usize) -> (usize, usize) {
+pub const fn circulant_split(width: usize) -> (usize, usize) {
     match width {
         16 => (16, 1),
         24 => (8, 3),
@@ -203,7 +202,7 @@ pub(crate) const fn circulant_split(width: usize) -> (usize, usize) {
 /// convolution: an n-point NTT along the first axis turns it into n independent m-point
 /// cyclic convolutions, and an inverse NTT brings it back. For width 24 (n = 8, m = 3)
 /// that is 102 products instead of 576; for width 16 (n = 16, m = 1), 50 instead of 256.
-pub(crate) struct Circulant<const W: usize> {
+pub struct Circulant<const W: usize> {
     /// The state index of CRT position (a, b), stored at a·m + b.
     pub index: [usize; W],
     /// ω^t for t < n/2, ω a primitive n-th root of unity; and ω^−t.
@@ -217,11 +216,7 @@ pub(crate) struct Circulant<const W: usize> {
 /// Forward NTT (decimation in frequency: natural order in, bit-reversed out) of column b
 /// of a [a·m + b] layout.
 #[inline(always)]
-pub(crate) fn ntt_column<L: KoalaLanes, const W: usize>(
-    x: &mut [L; W],
-    b: usize,
-    twiddles: &[u32],
-) {
+pub fn ntt_column<L: KoalaLanes, const W: usize>(x: &mut [L; W], b: usize, twiddles: &[u32]) {
     let (n, m) = circulant_split(W);
     let mut half = n / 2;
     while half >= 1 {
@@ -309,7 +304,7 @@ fn dense_mul<L: KoalaLanes, const W: usize>(state: &mut [L; W], matrix: &[[u32; 
 /// matrix), and RF/2 full rounds. Equal to the textbook permutation; tests pin it to
 /// Plonky3's.
 #[inline(always)]
-pub(crate) fn poseidon1_lanes<L: KoalaLanes, const W: usize>(
+pub fn poseidon1_lanes<L: KoalaLanes, const W: usize>(
     state: &mut [L; W],
     k: &Poseidon1Constants<W>,
 ) {
@@ -405,7 +400,7 @@ fn external_layer<L: KoalaLanes, const W: usize>(state: &mut [L; W]) {
 /// internal rounds (constant and S-box on state[0], then 1 + diag(V)), RF/2 external
 /// rounds.
 #[inline(always)]
-pub(crate) fn poseidon2_lanes<L: KoalaLanes, const W: usize>(
+pub fn poseidon2_lanes<L: KoalaLanes, const W: usize>(
     state: &mut [L; W],
     k: &Poseidon2Constants<W>,
 ) {
@@ -449,7 +444,7 @@ macro_rules! simd_permutations {
         fn $name(state: &mut [Self; $width]) {
             kernels! {
                 fn kernel(state: &mut [$lanes; $width]) {
-                    let k = &$crate::leansig::poseidon::constants().$name;
+                    let k = &$crate::leansig::lanes::constants::constants().$name;
                     $crate::leansig::lanes::$generic(state, k)
                 }
             }

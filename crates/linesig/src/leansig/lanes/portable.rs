@@ -5,7 +5,7 @@
 use super::{div_2exp_scalar, monty_mul, KoalaLanes, P};
 
 #[derive(Clone, Copy)]
-pub(crate) struct Portable<const N: usize>([u32; N]);
+pub struct Portable<const N: usize>([u32; N]);
 
 impl<const N: usize> KoalaLanes for Portable<N> {
     const N: usize = N;

@@ -30,7 +30,7 @@ pub(crate) mod avx512;
 
 use super::arith::{use_hint_row, INVERSE_NTT_SCALE, ZETAS};
 use super::keccak::KeccakLanes;
-use super::sample::{reject_sample_scalar, ACCEPTED_ROOM};
+use super::reject::{reject_sample_scalar, ACCEPTED_ROOM};
 
 /// A polynomial of R_q: 256 coefficients, aligned for any vector width.
 #[derive(Clone, Copy)]
@@ -90,7 +90,7 @@ pub(crate) trait Lanes: Copy {
     fn use_hint(w: &mut Poly, hints: &[bool; 256], gamma2: i32) {
         use_hint_row(&mut w.0, hints, gamma2)
     }
-    /// ExpandA's rejection sampler (see `sample::reject_sample_scalar`).
+    /// ExpandA's rejection sampler (see `reject::reject_sample_scalar`).
     fn reject_sample(values: &mut [i32; ACCEPTED_ROOM], filled: usize, bytes: &[u8]) -> usize {
         reject_sample_scalar(values, filled, bytes)
     }
@@ -165,11 +165,11 @@ macro_rules! simd_kernels {
             unsafe { kernel(w, hints, gamma2) }
         }
         fn reject_sample(
-            values: &mut [i32; $crate::mldsa::sample::ACCEPTED_ROOM],
+            values: &mut [i32; $crate::mldsa::reject::ACCEPTED_ROOM],
             filled: usize,
             bytes: &[u8],
         ) -> usize {
-            $crate::mldsa::sample::avx2::reject_sample(values, filled, bytes)
+            $crate::mldsa::reject::avx2::reject_sample(values, filled, bytes)
         }
         fn reduce(poly: &mut $crate::mldsa::lanes::Poly) {
             kernels! {

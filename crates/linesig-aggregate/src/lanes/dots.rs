@@ -13,9 +13,9 @@
 
 use super::lanes16::{challenge, challenge_words, element, load_columns, monty_words, WIDTH};
 use super::ProverPath;
-use crate::leansig::aggregate::stark::Challenge;
-use crate::leansig::lanes::portable::Portable;
-use crate::leansig::lanes::{add_mod, KoalaLanes, P};
+use crate::field::Challenge;
+use linesig::leansig::internals::lanes::Portable;
+use linesig::leansig::internals::lanes::{add_mod, KoalaLanes, P};
 use p3_field::PrimeCharacteristicRing;
 use p3_koala_bear::KoalaBear;
 use rayon::prelude::*;
@@ -90,7 +90,7 @@ pub(crate) fn column_dots(
 }
 
 /// Weight sets [`points_column_dots`] takes at once: a proof's queries.
-pub(crate) const POINTS: usize = crate::leansig::aggregate::stark::NUM_QUERIES;
+pub(crate) const POINTS: usize = crate::field::NUM_QUERIES;
 
 /// Σ_r weights[r][j]·row_r[c] for every column c and each of the [`POINTS`] weight sets
 /// j, in the base field (the extension's rows at [`POINTS`] points, from the

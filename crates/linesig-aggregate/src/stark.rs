@@ -39,7 +39,6 @@ use super::lanes::ProverPath;
 use bincode::Options;
 use p3_blake3::Blake3;
 use p3_commit::ExtensionMmcs;
-use p3_field::extension::BinomialExtensionField;
 use p3_field::{Field, PackedValue, PrimeField32};
 use p3_fri::{FriParameters, TwoAdicFriPcs};
 use p3_koala_bear::KoalaBear;
@@ -78,8 +77,7 @@ impl CryptographicHasher<KoalaBear, [u8; 32]> for Blake3Rows {
         })
     }
 }
-/// The extension field challenges are drawn from.
-pub type Challenge = BinomialExtensionField<KoalaBear, 4>;
+pub use crate::field::{Challenge, NUM_QUERIES};
 pub(crate) type ChallengeMmcs = ExtensionMmcs<KoalaBear, Challenge, ValMmcs>;
 type Pcs = TwoAdicFriPcs<KoalaBear, LanesDft, ValMmcs, ChallengeMmcs>;
 /// The STARK configuration of every aggregate proof.
@@ -89,8 +87,6 @@ pub type StarkProof = Proof<Config>;
 
 /// log2 of the FRI blowup.
 pub const LOG_BLOWUP: usize = 3;
-/// FRI queries.
-pub const NUM_QUERIES: usize = 28;
 /// Proof-of-work bits ground before the queries are drawn.
 pub const QUERY_POW_BITS: usize = 16;
 /// Levels of each Merkle tree sent whole, so that no opening proof repeats them.
@@ -167,6 +163,7 @@ pub fn field_arithmetic() -> String {
 
 /// Why proof bytes did not decode.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProofFormatError {
     #[error("not a linesig aggregate proof (the first bytes are not \"LSAG\")")]
     BadMagic,

@@ -8,12 +8,12 @@
 //! loads them into `L`, operates and stores, and inside a kernel the loads and stores
 //! fold away.
 
-use crate::leansig::aggregate::stark::Challenge;
-use crate::leansig::lanes::{from_monty, to_monty, KoalaLanes};
+use crate::field::Challenge;
 use core::fmt;
 use core::iter::{Product, Sum};
 use core::marker::PhantomData;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use linesig::leansig::internals::lanes::{from_monty, to_monty, KoalaLanes};
 use p3_field::{Algebra, BasedVectorSpace, PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::KoalaBear;
 

@@ -165,7 +165,7 @@ impl Transcript {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::leansig::aggregate::stark::Challenge;
+    use crate::field::Challenge;
     use p3_blake3::Blake3;
     use p3_challenger::{HashChallenger, SerializingChallenger32};
     use rand::{Rng, SeedableRng};

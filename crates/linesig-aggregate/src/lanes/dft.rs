@@ -20,8 +20,8 @@
 
 use super::lanes16::{load_columns, monty_words, store_columns, WIDTH};
 use super::ProverPath;
-use crate::leansig::lanes::portable::Portable;
-use crate::leansig::lanes::KoalaLanes;
+use linesig::leansig::internals::lanes::KoalaLanes;
+use linesig::leansig::internals::lanes::Portable;
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_field::{Field, PackedValue, PrimeCharacteristicRing, TwoAdicField};
 use p3_koala_bear::KoalaBear;

@@ -2,4 +2,4 @@
 //! (`KoalaAvx2x2`, whose two halves' dependency chains overlap).
 
 linesig_simd::isa_path!("avx2");
-super::prover_kernels!(crate::leansig::lanes::avx2::KoalaAvx2x2);
+super::prover_kernels!(linesig::leansig::internals::lanes::KoalaAvx2x2);

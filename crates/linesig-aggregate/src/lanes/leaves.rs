@@ -1,5 +1,5 @@
 //! The Merkle leaves of extension rows on lanes: BLAKE3 of each row's canonical values as
-//! 4 little-endian bytes each ([`super::super::stark::Blake3Rows`]'s bytes), sixteen
+//! 4 little-endian bytes each ([`crate::stark::Blake3Rows`]'s bytes), sixteen
 //! rows side by side in [`super::blake3_lanes`]' compression.
 //!
 //! Why not the `blake3` crate row by row: a 920-column row is three whole chunks and a
@@ -12,8 +12,8 @@ use super::blake3_lanes::{
 };
 use super::lanes16::monty_words;
 use super::ProverPath;
-use crate::leansig::lanes::portable::Portable;
-use crate::leansig::lanes::KoalaLanes;
+use linesig::leansig::internals::lanes::KoalaLanes;
+use linesig::leansig::internals::lanes::Portable;
 use p3_koala_bear::KoalaBear;
 use rayon::prelude::*;
 
@@ -56,7 +56,7 @@ fn row_digests_one_by_one(rows: &[u32], width: usize, out: &mut [Digest]) {
     for (row, out) in rows.chunks_exact(width).zip(out) {
         let bytes: Vec<u8> = row
             .iter()
-            .flat_map(|&w| crate::leansig::lanes::from_monty(w).to_le_bytes())
+            .flat_map(|&w| linesig::leansig::internals::lanes::from_monty(w).to_le_bytes())
             .collect();
         *out = blake3::hash(&bytes).into();
     }
@@ -227,9 +227,7 @@ mod tests {
                 .collect();
             let expected: Vec<Digest> = rows
                 .chunks_exact(width)
-                .map(|row| {
-                    crate::leansig::aggregate::stark::Blake3Rows.hash_iter(row.iter().copied())
-                })
+                .map(|row| crate::stark::Blake3Rows.hash_iter(row.iter().copied()))
                 .collect();
             for path in ProverPath::supported() {
                 assert!(

@@ -5,7 +5,7 @@
 //! full rounds; a round adds its W round constants, cubes every element (full) or
 //! element 0 (partial), and multiplies by the circulant MDS matrix. The constants are
 //! Plonky3's `KOALABEAR_POSEIDON1_RC_{16,24}` and `MATRIX_CIRC_MDS_{16,24}_COL`, the ones
-//! leanSig c08a3ba hashes with (`super::super::poseidon`).
+//! leanSig c08a3ba hashes with (`linesig::leansig::poseidon`).
 //!
 //! Columns, `W + 3·W + RP + K` for a block that keeps K of the W output elements
 //! (16 keeping all: 100; 24: 143):

@@ -1,6 +1,8 @@
 //! leanSig aggregation: many devnet-4 signatures, one STARK proof that all
 //! of them verify, checked against the list of (public key, message, epoch) alone.
-//! Behind the `aggregate` cargo feature.
+//! A crate of its own, so that `linesig` verifies and signs without Plonky3's prover;
+//! it reads leanSig's lanes, hash steps and decoders through
+//! `linesig::leansig::internals`.
 //!
 //! - [`prove`] verifies every signature first and refuses with the index of the first
 //!   one that fails (a prover never proves a false statement), then proves
@@ -10,15 +12,22 @@
 //!   no transform: [`statement::preprocessed_at`]): the proof holds for exactly that
 //!   list, in that order.
 //!
-//! Layers, bottom up: [`poseidon1_air`] (one Poseidon1 permutation as trace columns,
-//! two full rounds per committed state), [`statement`] (the per-signature block of
-//! rows: message hash and its aborting encoding, the 46 chains, the leaf sponge, the
-//! 32 tree levels), [`stark`]
-//! (Plonky3 uni-stark over KoalaBear with BLAKE3 commitments: FRI blowup 8, 28
-//! queries, 16 bits of grinding, 100 conjectured bits; the versioned `LSAG` byte
-//! format, linesig's own and not leanMultisig's).
+//! The modules, bottom up: [`field`] (KoalaBear and its extension, the query count);
+//! [`poseidon1_air`] (one Poseidon1 permutation as trace columns, two full rounds per
+//! committed state); [`statement`] (the AIR: the per-signature block of rows: message
+//! hash and its aborting encoding, the 46 chains, the leaf sponge, the 32 tree levels);
+//! [`lanes`] (the prover's kernels on SIMD lanes: transforms, dot products, Merkle
+//! leaves, the quotient, the proof-of-work search); [`challenger`] (the transcript);
+//! [`stark`] (Plonky3 uni-stark over KoalaBear with BLAKE3 commitments: FRI blowup 8,
+//! 28 queries, 16 bits of grinding, 100 conjectured bits; the versioned `LSAG` byte
+//! format, linesig's own and not leanMultisig's); the trace's extension block by block;
+//! the prover and the verifier.
 
+// Layers, each importing only from those above it (linesig's `tests/layers.rs` checks
+// this order): `field`, `poseidon1_air` → `statement` → `lanes` → `challenger` →
+// `stark` → `trace_extension` → `prover`, `verifier`.
 pub mod challenger;
+pub mod field;
 pub mod lanes;
 pub mod poseidon1_air;
 mod prover;
@@ -34,13 +43,11 @@ mod soundness_tests;
 #[cfg(test)]
 mod tests;
 
-use super::lanes::from_monty;
-use super::{decode, decode_epoch_and_message, hash, ssz, Instance, MESSAGE_BYTES};
-use crate::item::Item;
-use crate::verdict::{Reject, Verdict};
-use crate::verifier::SchemeVerifier;
 use lanes::ProverPath;
-use linesig_simd::Isa;
+use linesig::leansig::internals::lanes::from_monty;
+use linesig::leansig::internals::{decode, decode_epoch_and_message, hash, ssz};
+use linesig::leansig::{Instance, MESSAGE_BYTES};
+use linesig::{Backend, Item, Reject, Scheme, Verdict};
 use p3_field::PrimeCharacteristicRing;
 use p3_koala_bear::KoalaBear;
 use statement::{AggregateAir, Claim, Witness};
@@ -53,6 +60,7 @@ pub const MAX_SIGNATURES: usize = 8192;
 
 /// Why no proof was made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AggregateError {
     #[error("{0} has no aggregation statement; only leansig-devnet4 aggregates")]
     UnsupportedInstance(Instance),
@@ -66,6 +74,7 @@ pub enum AggregateError {
 
 /// Why a proof was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum VerifyAggregateError {
     #[error("{0} has no aggregation statement; only leansig-devnet4 aggregates")]
     UnsupportedInstance(Instance),
@@ -116,7 +125,10 @@ fn claim_of(key: &ssz::PublicKey, epoch: u32, message: &[u8; MESSAGE_BYTES]) -> 
 /// (the same verdict reasons), the signature not read.
 fn claim(instance: Instance, item: &Item<'_>) -> Result<Claim, Reject> {
     let (epoch, message) = decode_epoch_and_message(instance, item)?;
-    let key = ssz::decode_public_key(instance.params(), item.public_key)?;
+    let key = ssz::decode_public_key(
+        linesig::leansig::internals::params(instance),
+        item.public_key,
+    )?;
     Ok(claim_of(&key, epoch, &message))
 }
 
@@ -135,7 +147,7 @@ fn signer(instance: Instance, item: &Item<'_>) -> Result<(Claim, Witness), Rejec
 }
 
 fn capacity(instance: Instance) -> [KoalaBear; 9] {
-    instance.capacity().map(field)
+    linesig::leansig::internals::capacity(instance).map(field)
 }
 
 fn check_count<E>(
@@ -157,7 +169,7 @@ fn check_count<E>(
     Ok(())
 }
 
-/// Prove that every item's signature verifies. Items as for [`super::verify`]:
+/// Prove that every item's signature verifies. Items as for [`linesig::leansig::verify`]:
 /// SSZ public key, 32-byte message, SSZ signature, the epoch as a 4-byte context.
 pub fn prove(instance: Instance, items: &[Item<'_>]) -> Result<AggregateProof, AggregateError> {
     check_count(
@@ -167,11 +179,10 @@ pub fn prove(instance: Instance, items: &[Item<'_>]) -> Result<AggregateProof, A
         AggregateError::Empty,
         |count| AggregateError::TooMany { count },
     )?;
-    // The engine's default for leanSig on this CPU (`Backend::best_for`), taken from the
-    // scheme's own preference so that the scheme does not import the dispatch above it.
-    let backend = Instance::best_listed(Isa::detected());
+    // The engine's default for leanSig on this CPU.
+    let backend = Backend::best_for(Scheme::LeanSig(instance));
     let mut verdicts = vec![Verdict::Valid; items.len()];
-    super::verify_unit(instance, backend, 16, items, 0, &mut verdicts);
+    linesig::leansig::internals::verify_unit(instance, backend, 16, items, 0, &mut verdicts);
     if let Some((index, reason)) = verdicts.iter().enumerate().find_map(|(i, v)| match v {
         Verdict::Invalid(reason) => Some((i, *reason)),
         _ => None,

@@ -8,7 +8,7 @@ use super::lanes::ProverPath;
 use super::soundness_tests::{cases, signers, valid};
 use super::statement::{self, AggregateAir, Claim, ConstraintShape};
 use super::{capacity, prover, stark, verifier, Instance};
-use crate::leansig::lanes::to_monty;
+use linesig::leansig::internals::lanes::to_monty;
 use p3_field::{BasedVectorSpace, PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::KoalaBear;
 use rand::{Rng, SeedableRng};
@@ -217,7 +217,7 @@ fn every_path_extends_as_plonky3() {
 #[test]
 fn partial_columns_stay_inside_the_row() {
     use super::lanes::{load_columns, store_columns};
-    use crate::leansig::lanes::KoalaLanes;
+    use linesig::leansig::internals::lanes::KoalaLanes;
     fn check<L: KoalaLanes>(name: &str) {
         for width in 1..=40usize {
             let mut buffer: Vec<u32> = (0..width as u32 + 16).map(|i| 1000 + i).collect();
@@ -245,13 +245,13 @@ fn partial_columns_stay_inside_the_row() {
             );
         }
     }
-    check::<crate::leansig::lanes::portable::Portable<16>>("portable");
+    check::<linesig::leansig::internals::lanes::Portable<16>>("portable");
     #[cfg(target_arch = "x86_64")]
     for path in ProverPath::supported() {
         // SAFETY of the lane types: each is used only after its path's support is known.
         match path {
             ProverPath::Avx512 => check::<linesig_simd::u32x16::U32x16>("avx512"),
-            ProverPath::Avx2 => check::<crate::leansig::lanes::avx2::KoalaAvx2x2>("avx2"),
+            ProverPath::Avx2 => check::<linesig::leansig::internals::lanes::KoalaAvx2x2>("avx2"),
             ProverPath::Plonky3 => {}
         }
     }

@@ -102,9 +102,9 @@ pub(crate) fn fill_block(path: ProverPath) -> FillBlock {
 /// safe function that asserts CPU support first.
 macro_rules! prover_kernels {
     ($lanes:ty) => {
-        use $crate::leansig::aggregate::lanes::{dft, dots, leaves, pow, quotient};
-        use $crate::leansig::aggregate::statement::{AggregateAir, Claim, Witness};
-        use $crate::leansig::aggregate::stark::Challenge;
+        use $crate::lanes::{dft, dots, leaves, pow, quotient};
+        use $crate::statement::{AggregateAir, Claim, Witness};
+        use $crate::field::Challenge;
         use p3_koala_bear::KoalaBear;
         use p3_matrix::Matrix;
 

@@ -4,10 +4,9 @@
 
 use super::lanes16::{monty_words, WIDTH};
 use super::{Lanes16, ProverPath};
-use crate::leansig::aggregate::stark::{Challenge, Config};
-use crate::leansig::aggregate::statement::AggregateAir;
-use crate::leansig::lanes::KoalaLanes;
-use p3_air::symbolic::AirLayout;
+use crate::field::Challenge;
+use crate::statement::AggregateAir;
+use linesig::leansig::internals::lanes::KoalaLanes;
 use p3_air::{AirBuilder, RowWindow};
 use p3_commit::{LagrangeSelectors, PolynomialSpace};
 use p3_field::coset::TwoAdicMultiplicativeCoset;
@@ -32,18 +31,18 @@ pub(crate) struct QuotientJob<'a, M> {
 }
 
 /// The quotient Q(x) = Σ α^(K−1−i)·C_i(x) / Z_H(x) at every point of `quotient_domain`,
-/// as `p3_uni_stark::quotient_values` returns it, on `path` (which this CPU must run).
-#[allow(clippy::too_many_arguments)]
+/// as `p3_uni_stark::quotient_values` returns it, on `path`'s lanes (which this CPU must
+/// run); `None` for [`ProverPath::Plonky3`], which has no lane kernel here (the prover
+/// calls Plonky3's own evaluation for it).
 pub(crate) fn quotient_values<M: Matrix<F> + Sync>(
     path: ProverPath,
     air: &AggregateAir,
-    layout: AirLayout,
     trace_domain: Domain,
     quotient_domain: Domain,
     main: &M,
     preprocessed: &M,
     alpha: Challenge,
-) -> Vec<Challenge> {
+) -> Option<Vec<Challenge>> {
     let run = |evaluate: fn(&QuotientJob<'_, M>, usize, &mut [Challenge])| {
         let constraint_layout = &air.constraint_shape().layout;
         assert!(
@@ -66,19 +65,10 @@ pub(crate) fn quotient_values<M: Matrix<F> + Sync>(
     };
     match path {
         #[cfg(target_arch = "x86_64")]
-        ProverPath::Avx512 => run(super::avx512::quotient),
+        ProverPath::Avx512 => Some(run(super::avx512::quotient)),
         #[cfg(target_arch = "x86_64")]
-        ProverPath::Avx2 => run(super::avx2::quotient),
-        _ => p3_uni_stark::quotient_values::<Config, _, _>(
-            air,
-            &[],
-            layout,
-            trace_domain,
-            quotient_domain,
-            main,
-            Some(preprocessed),
-            alpha,
-        ),
+        ProverPath::Avx2 => Some(run(super::avx2::quotient)),
+        _ => None,
     }
 }
 

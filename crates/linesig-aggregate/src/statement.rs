@@ -44,7 +44,7 @@ use super::poseidon1_air::{
     array_from, poseidon1_16, poseidon1_24, round_columns, round_output_offset, Poseidon1Air,
     CONSTRAINT_DEGREE,
 };
-use super::stark::Challenge;
+use crate::field::Challenge;
 use p3_air::symbolic::{get_constraint_layout, AirLayout, ConstraintLayout};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_field::{

@@ -7,10 +7,11 @@
 use super::statement::{layout, AggregateAir, Claim, Witness, MAIN_WIDTH};
 use super::{capacity, prove, signer, stark, verify_aggregate, AggregateError};
 use super::{VerifyAggregateError, MAX_SIGNATURES};
-use crate::item::Item;
-use crate::leansig::lanes::{from_monty, portable::Portable};
-use crate::leansig::{decode, epoch_context, hash, Instance};
-use crate::verdict::Reject;
+use linesig::leansig::internals::lanes::{from_monty, Portable};
+use linesig::leansig::internals::{decode, hash};
+use linesig::leansig::{epoch_context, Instance};
+use linesig::Item;
+use linesig::Reject;
 use p3_field::{PrimeCharacteristicRing, PrimeField32};
 use p3_koala_bear::KoalaBear;
 use p3_matrix::dense::RowMajorMatrix;
@@ -111,7 +112,7 @@ fn the_trace_follows_linesigs_verifier_step_by_step() {
     let claims: Vec<Claim> = signers.iter().map(|s| s.0).collect();
     let air = AggregateAir::new(&claims, capacity(DEVNET4));
     let trace = air.trace(&signers);
-    let params = DEVNET4.params();
+    let params = linesig::leansig::internals::params(DEVNET4);
     let canonical = |x: KoalaBear| x.as_canonical_u32();
     for (s, item) in items.iter().enumerate() {
         let d = decode(DEVNET4, item).unwrap();
@@ -127,7 +128,7 @@ fn the_trace_follows_linesigs_verifier_step_by_step() {
             assert_eq!(canonical(row(0)[layout::REMAINING + m]), element);
         }
         // Every chain end.
-        let digits = crate::leansig::verify::encode(params, &expected[0]).unwrap();
+        let digits = linesig::leansig::internals::encode(params, &expected[0]).unwrap();
         let mut ends = Vec::new();
         for (i, &x) in digits.iter().enumerate() {
             let mut walk =
@@ -153,7 +154,7 @@ fn the_trace_follows_linesigs_verifier_step_by_step() {
         // The leaf, then every tree node.
         let mut node = hash::leaf::<Portable<1>>(
             params,
-            DEVNET4.capacity(),
+            linesig::leansig::internals::capacity(DEVNET4),
             &[d.key.parameter],
             &[d.epoch],
             &[ends],
@@ -183,8 +184,9 @@ fn the_trace_follows_linesigs_verifier_step_by_step() {
 #[test]
 fn tweaks_match_the_verifiers() {
     use super::statement::{chain_tweak, tree_tweak};
-    let monty =
-        |t: [KoalaBear; 2]| t.map(|x| crate::leansig::lanes::to_monty(x.as_canonical_u32()));
+    let monty = |t: [KoalaBear; 2]| {
+        t.map(|x| linesig::leansig::internals::lanes::to_monty(x.as_canonical_u32()))
+    };
     for epoch in [0, 1, 1000, 131_071, u32::MAX, 0x7f00_0000] {
         let walk = hash::EpochTweak::new(epoch);
         for (chain, position) in [(0, 1), (45, 7), (17, 3)] {

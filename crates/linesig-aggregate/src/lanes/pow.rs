@@ -2,7 +2,7 @@
 //! followed by each candidate witness, sixteen candidates per compression.
 //!
 //! The FRI query phase asks for the least witness w after which the transcript's next
-//! sample has `bits` low bits clear ([`crate::leansig::aggregate::challenger`]). Every
+//! sample has `bits` low bits clear ([`crate::challenger`]). Every
 //! candidate's hash input is the same bytes up to the witness's four, so the blocks
 //! before the witness are compressed once ([`PowJob::new`]) and only the one or two
 //! blocks holding it are compressed per candidate: sixteen candidates side by side, one

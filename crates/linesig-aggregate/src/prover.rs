@@ -110,10 +110,9 @@ pub(crate) fn prove_by_plonky3(air: &AggregateAir, trace: RowMajorMatrix<F>) -> 
         fixed.width,
     )
     .bit_reverse_rows();
-    let values = quotient::quotient_values(
+    let values = quotient_values(
         ProverPath::Plonky3,
         air,
-        air.air_layout(),
         start.trace_domain,
         quotient_domain,
         &main,
@@ -243,6 +242,43 @@ impl<'a> Start<'a> {
     }
 }
 
+/// The quotient at every point of `quotient_domain` on `path`: linesig's lane kernels
+/// where the path has them, else Plonky3's own evaluation (its packed field, scalar
+/// unless the build targets the CPU). Kept here, above both, so that the kernels do not
+/// import the STARK configuration.
+#[allow(clippy::too_many_arguments)]
+fn quotient_values<M: Matrix<F> + Sync>(
+    path: ProverPath,
+    air: &AggregateAir,
+    trace_domain: Domain,
+    quotient_domain: Domain,
+    main: &M,
+    preprocessed: &M,
+    alpha: Challenge,
+) -> Vec<Challenge> {
+    quotient::quotient_values(
+        path,
+        air,
+        trace_domain,
+        quotient_domain,
+        main,
+        preprocessed,
+        alpha,
+    )
+    .unwrap_or_else(|| {
+        p3_uni_stark::quotient_values::<Config, _, _>(
+            air,
+            &[],
+            air.air_layout(),
+            trace_domain,
+            quotient_domain,
+            main,
+            Some(preprocessed),
+            alpha,
+        )
+    })
+}
+
 /// The quotient on the quotient domain (natural order), block by block of the trace's
 /// extension: the domain's points are the extension's first 2^log_chunks blocks (block
 /// c the coset F::GENERATOR·ω^rev(c)·H, ω of the domain's order), and a point's next
@@ -282,10 +318,9 @@ fn quotient_by_blocks(
         let domain = Domain::new(F::GENERATOR * generator.exp_u64(coset as u64), log_rows)
             .expect("a two-adic coset");
         let main = main.bit_reverse_rows();
-        let quotient = quotient::quotient_values(
+        let quotient = quotient_values(
             path,
             air,
-            air.air_layout(),
             start.trace_domain,
             domain,
             &main,

@@ -1,0 +1,175 @@
+//! `linesig sign` uses each epoch of a one-time key once, whatever happens: concurrent
+//! signers on one key file, a kill at every point of the sign path, an output that
+//! cannot be written, counts that overflow.
+
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn linesig(args: &[&str], crash_at: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_linesig"));
+    command
+        .args(args)
+        .env_remove("LINESIG_BACKEND")
+        .env_remove("LINESIG_CRASH_AT")
+        .stdin(Stdio::null());
+    if let Some(point) = crash_at {
+        command.env("LINESIG_CRASH_AT", point);
+    }
+    command.output().expect("run linesig")
+}
+
+fn ok(args: &[&str]) -> Output {
+    let out = linesig(args, None);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("linesig-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An L18 key file (small and quick: 57 KiB, 1,024 epochs prepared).
+fn l18_key(dir: &Path) -> String {
+    let key = dir.join("l18.key");
+    let key = key.to_str().unwrap().to_string();
+    ok(&[
+        "keygen",
+        "--scheme",
+        "leansig-l18",
+        "--out",
+        &key,
+        "--seed",
+        "9",
+        "-q",
+    ]);
+    key
+}
+
+/// The epochs of the signatures in JSON Lines `text`.
+fn epochs(text: &[u8]) -> Vec<u64> {
+    String::from_utf8_lossy(text)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["epoch"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// The epoch the next plain `sign` takes.
+fn next_epoch(key: &str) -> u64 {
+    let out = ok(&["sign", "--key", key, "-q"]);
+    let signed = epochs(&out.stdout);
+    assert_eq!(signed.len(), 1);
+    signed[0]
+}
+
+/// The reproduction, 50 rounds of four signers at once on one key file: no
+/// epoch is ever signed twice (before the lock, 3 rounds in 4 signed one twice).
+#[test]
+fn concurrent_signers_never_share_an_epoch() {
+    let dir = scratch("concurrent-sign");
+    let key = l18_key(&dir);
+    let mut seen = HashSet::new();
+    for round in 0..50 {
+        let children: Vec<_> = (0..4)
+            .map(|i| {
+                Command::new(env!("CARGO_BIN_EXE_linesig"))
+                    .args(["sign", "--key", &key, "--count", "1", "-q"])
+                    .args(["--seed", &(round * 4 + i).to_string()])
+                    .env_remove("LINESIG_CRASH_AT")
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            for epoch in epochs(&out.stdout) {
+                assert!(
+                    seen.insert(epoch),
+                    "round {round}: epoch {epoch} signed twice"
+                );
+            }
+        }
+    }
+    assert_eq!(seen.len(), 200);
+    // No temporary file is left behind by a save that completed.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A kill at every point of the sign path: after it, the key never signs an epoch that
+/// a signature may have left for, and a kill before the save uses up nothing.
+#[test]
+fn a_kill_at_any_point_never_lets_an_epoch_be_signed_again() {
+    let dir = scratch("crash-sign");
+    let key = l18_key(&dir);
+    // (point, whether the epochs count as used after the kill)
+    let points = [
+        ("locked", false),
+        ("temporary-written", false),
+        ("renamed", true),
+        ("saved", true),
+        ("before-output", true),
+    ];
+    let mut next = next_epoch(&key) + 1;
+    for (point, used) in points {
+        let out = linesig(&["sign", "--key", &key, "--count", "2"], Some(point));
+        assert!(!out.status.success(), "{point}: the hook did not fire");
+        assert!(
+            epochs(&out.stdout).is_empty(),
+            "{point}: a signature left before the process died"
+        );
+        let after = next_epoch(&key);
+        let expected = if used { next + 2 } else { next };
+        assert_eq!(after, expected, "{point}");
+        next = after + 1;
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An output that cannot be opened uses up no epoch; a count past the epochs' range
+/// is refused, not wrapped.
+#[test]
+fn an_unwritable_output_or_an_overflowing_count_uses_no_epoch() {
+    let dir = scratch("sign-refusals");
+    let key = l18_key(&dir);
+    let first = next_epoch(&key);
+    let out = linesig(
+        &["sign", "--key", &key, "--out", dir.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(dir.to_str().unwrap()), "{err}");
+    for count in ["18446744073709551615", "4294967296", "2000"] {
+        let out = linesig(&["sign", "--key", &key, "--count", count], None);
+        assert_eq!(out.status.code(), Some(2), "--count {count}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not all inside"), "--count {count}: {err}");
+    }
+    assert_eq!(next_epoch(&key), first + 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
