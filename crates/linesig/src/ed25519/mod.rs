@@ -19,6 +19,7 @@ mod scalar_mod_l;
 mod sha512;
 
 pub use crate::error::UnknownPolicy;
+#[cfg(any(test, feature = "profile"))]
 pub use lanes::{Plan, Stage};
 pub use policy::Policy;
 
@@ -129,6 +130,7 @@ fn unit_entries<'a, S: ItemSource + ?Sized>(
     entries
 }
 
+#[cfg(any(test, feature = "profile"))]
 /// Where a lane backend's time goes: time-stamp-counter ticks per signature in each
 /// [`Stage`] of the per-unit path (no key cache), with the verdicts it gave. The counter
 /// runs at the CPU's nominal clock, not its boosted core clock: read the shares.
@@ -140,6 +142,7 @@ pub struct StageProfile {
     pub verdicts: Vec<Verdict>,
 }
 
+#[cfg(any(test, feature = "profile"))]
 /// Verify `items` on one thread in work units of `unit` items on a lane backend, timing
 /// each stage. `None` for `portable` (it has no stages of its own: curve25519-dalek
 /// runs each signature whole) and for a backend this CPU cannot run.
@@ -152,7 +155,7 @@ pub fn stage_profile(
     stage_profile_on(policy, backend, items, unit, None)
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", any(test, feature = "profile")))]
 type ProfileGroups = fn(
     Plan,
     Rules,
@@ -162,6 +165,7 @@ type ProfileGroups = fn(
     &mut lanes::CycleClock,
 ) -> bool;
 
+#[cfg(any(test, feature = "profile"))]
 /// As [`stage_profile`], on `plan` where given (else the backend's own for `policy`):
 /// how the plans are measured against each other.
 pub fn stage_profile_on(

@@ -15,12 +15,11 @@
 //! Tables live in huge-page-backed memory (`table_pool`): a full cache outgrows L3, and
 //! its rows are read at random.
 
+use super::ladder::{entries as table_entries, finish, Ladder, LadderSteps};
 use super::point::batch_invert;
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
-use super::{
-    decode_keys, entries as table_entries, finish, lane_digits, prepare_jobs, Job, Ladder,
-    LadderSteps,
-};
+use super::scalar::lane_digits;
+use super::{decode_keys, prepare_jobs, Job};
 use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
 use crate::ed25519::sha512::LaneWords;

@@ -2,6 +2,8 @@
 //! sparse NAF, whose data-dependent gaps would leave lanes idle).
 
 use super::super::field::MAX_LANES;
+use super::scalar;
+use crate::ed25519::field::LaneField;
 
 /// Each lane's digits, window-major: row j holds digit j of every lane, so the loop
 /// reads one window's digits as one short row.
@@ -62,6 +64,33 @@ fn add_halves<const W: u32, const N: usize>(x: &[u8; 32]) -> [u64; 4] {
         carry = u64::from(c1 | c2);
     }
     y
+}
+
+/// Signed radix-2^W digits of `scalar(job)` for each of the backend's lanes (a ragged
+/// chunk repeats its last job), window-major.
+#[inline(always)]
+pub(super) fn lane_digits<F: LaneField, const W: u32, const N: usize, J>(
+    chunk: &[J],
+    scalar: impl Fn(&J) -> &[u8; 32],
+) -> LaneDigits<N> {
+    window_major::<F, N>(|lane| {
+        scalar::signed_digits::<W, N>(scalar(&chunk[lane.min(chunk.len() - 1)]))
+    })
+}
+
+/// Lane i's digits `digits(i)` for each of the backend's lanes, one row per window.
+/// Lanes past `F::LANES` stay zero rather than being recoded for nothing.
+#[inline(always)]
+pub(super) fn window_major<F: LaneField, const N: usize>(
+    digits: impl Fn(usize) -> [i16; N],
+) -> LaneDigits<N> {
+    let mut out = [[0; MAX_LANES]; N];
+    for lane in 0..F::LANES {
+        for (row, digit) in out.iter_mut().zip(digits(lane)) {
+            row[lane] = digit;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
