@@ -1,8 +1,8 @@
 //! What the CLI knows per scheme: how to parse it, how to sign for benchmarks, and which
 //! yardsticks to measure against in the same run.
 
+use crate::args::CliError;
 use crate::workload::Signer;
-use crate::CliError;
 use ed25519_dalek::Signer as _;
 use linesig::mldsa::{self, ParameterSet};
 use linesig::{Item, Policy, Scheme};

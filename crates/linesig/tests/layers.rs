@@ -81,9 +81,14 @@ fn stated_layers(lib: &str) -> Vec<BTreeSet<String>> {
         .collect()
 }
 
-/// Every `.rs` file under `path` (or `path` itself).
+/// Every `.rs` file under `path` (or `path` itself), less the files of test modules
+/// (`tests.rs`, `*_tests.rs`: declared under `#[cfg(test)]` by their parents).
 fn files(path: &Path) -> Vec<std::path::PathBuf> {
     if path.is_file() {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        if stem == "tests" || stem.ends_with("_tests") {
+            return Vec::new();
+        }
         return vec![path.to_path_buf()];
     }
     let mut out = Vec::new();
@@ -311,4 +316,167 @@ fn stripping_tests_keeps_the_code_after_them() {
         kept.contains("fn g() {}") && kept.contains("mod a;"),
         "{kept}"
     );
+}
+
+/// The module path of `file` under `src` (`src/a/b.rs` and `src/a/b/mod.rs` are `[a, b]`;
+/// the crate root is `[]`).
+fn module_path(file: &Path, src: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    if path
+        .last()
+        .is_some_and(|last| ["mod", "lib", "main"].contains(&last.as_str()))
+    {
+        path.pop();
+    }
+    path
+}
+
+/// Every module path `text` (the non-test, comment-free source of the module at `at`)
+/// names through `crate::…`, `$crate::…` or `super::…`, resolved from the crate root.
+fn named_paths(text: &str, at: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let (mut base, mut tail) = if boundary && rest.starts_with("crate::") {
+            (Vec::new(), &rest["crate::".len()..])
+        } else if boundary && rest.starts_with("super::") {
+            let mut base = at.to_vec();
+            let mut tail = rest;
+            while let Some(next) = tail.strip_prefix("super::") {
+                base.pop();
+                tail = next;
+            }
+            (base, tail)
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let consumed = rest.len() - tail.len();
+        loop {
+            let end = tail
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(tail.len());
+            if end == 0 {
+                break;
+            }
+            base.push(tail[..end].to_string());
+            match tail[end..].strip_prefix("::") {
+                Some(next) => tail = next,
+                None => break,
+            }
+        }
+        out.push(base);
+        i += consumed.max(1);
+    }
+    out
+}
+
+/// For every module of the crate in `src`, the cycles among its child modules: child a
+/// imports child b when a file under a names a path under b. Returns each parent that
+/// has one, with the children left in a cycle.
+fn sibling_cycles(src: &str) -> Vec<(String, BTreeMap<String, BTreeSet<String>>)> {
+    let src = Path::new(src);
+    let mut edges: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut modules: BTreeSet<Vec<String>> = BTreeSet::new();
+    for file in files(src)
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
+        let at = module_path(&file, src);
+        let text: String = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for named in named_paths(&non_test(&text), &at) {
+            edges.push((at.clone(), named));
+        }
+        modules.insert(at);
+    }
+    let mut parents: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    for module in &modules {
+        for depth in 1..=module.len() {
+            parents
+                .entry(module[..depth - 1].to_vec())
+                .or_default()
+                .insert(module[depth - 1].clone());
+        }
+    }
+    let mut found = Vec::new();
+    for (parent, children) in parents {
+        let mut graph: BTreeMap<String, BTreeSet<String>> = children
+            .iter()
+            .map(|c| (c.clone(), BTreeSet::new()))
+            .collect();
+        let under = |path: &[String]| -> Option<String> {
+            (path.len() > parent.len() && path[..parent.len()] == parent[..])
+                .then(|| path[parent.len()].clone())
+                .filter(|child| children.contains(child))
+        };
+        for (from, to) in &edges {
+            if let (Some(a), Some(b)) = (under(from), under(to)) {
+                if a != b {
+                    graph.get_mut(&a).unwrap().insert(b);
+                }
+            }
+        }
+        let left: BTreeMap<String, BTreeSet<String>> = cyclic(&graph)
+            .into_iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !left.is_empty() {
+            found.push((format!("{}::{}", src.display(), parent.join("::")), left));
+        }
+    }
+    found
+}
+
+/// No module of any crate in the workspace imports, through its children, a sibling
+/// that imports it back: the layers hold at every depth, not only at the top.
+#[test]
+fn no_import_cycle_among_modules_at_any_depth() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let crates = [
+        "crates/linesig/src",
+        "crates/linesig-aggregate/src",
+        "crates/linesig-pipeline/src",
+        "crates/linesig-cli/src",
+        "crates/linesig-ffi/src",
+        "crates/linesig-paillier/src",
+        "crates/linesig-simd/src",
+        "bindings/python/src",
+    ];
+    let mut found = Vec::new();
+    for krate in crates {
+        found.extend(sibling_cycles(&format!("{root}/{krate}")));
+    }
+    assert!(found.is_empty(), "modules in an import cycle: {found:#?}");
+}
+
+/// The scan sees a cycle where there is one, at depth.
+#[test]
+fn a_nested_cycle_is_found() {
+    let dir = std::env::temp_dir().join(format!("linesig-layers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("lib.rs"), "mod a;\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "mod b;\nmod c;\n").unwrap();
+    std::fs::write(dir.join("a/b.rs"), "use super::c::X;\npub struct Y;\n").unwrap();
+    std::fs::write(
+        dir.join("a/c.rs"),
+        "use crate::a::b::Y; // b\npub struct X;\n",
+    )
+    .unwrap();
+    let found = sibling_cycles(dir.to_str().unwrap());
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].1.len(), 2, "{found:?}");
 }

@@ -23,8 +23,8 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
+use crate::args::CliError;
 use crate::progress::Progress;
-use crate::CliError;
 
 /// Does this path name a Parquet file (by its extension)?
 pub fn is_parquet(path: &Path) -> bool {

@@ -7,11 +7,11 @@
 //! interval, 32-byte random messages; the signatures are generated once (not timed)
 //! and every proof is checked to verify.
 
-use crate::bench_run::{self, json_line, thread_pool, Bench, BenchReport, Notes};
-use crate::bench_schema::Headline;
+use super::op_rows::{time_row, OperationRow};
+use super::run::{json_line, thread_pool, Bench, BenchReport, Notes};
+use super::schema::Headline;
+use crate::args::CliError;
 use crate::clock::{time, Timing};
-use crate::op_rows::{time_row, OperationRow};
-use crate::CliError;
 use linesig::leansig::{epoch_context, keys, Instance};
 use linesig::{Backend, Item, Scheme};
 use linesig_aggregate as aggregate;
@@ -91,7 +91,7 @@ pub fn run(args: AggregateBenchArgs) -> Result<bool, CliError> {
     }
     let json = args.json;
     let pool = thread_pool(args.workers)?;
-    bench_run::run(
+    crate::bench::run::run(
         AggregateBench {
             args,
             pool,

@@ -1,7 +1,10 @@
-//! `linesig sign` uses each epoch of a one-time key once, whatever happens: concurrent
-//! signers on one key file, a kill at every point of the sign path, an output that
-//! cannot be written, counts that overflow.
+//! `linesig keygen` and `sign` as a user runs them, and each epoch of a one-time key
+//! used once, whatever happens: concurrent signers on one key file, a kill at every
+//! point of the sign path, an output that cannot be written, counts that overflow.
 
+mod common;
+
+use common::{json_lines, linesig_fails, linesig_ok};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -171,5 +174,97 @@ fn an_unwritable_output_or_an_overflowing_count_uses_no_epoch() {
         assert!(err.contains("not all inside"), "--count {count}: {err}");
     }
     assert_eq!(next_epoch(&key), first + 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `keygen` and `sign` make what `verify` checks: an L18 key file, signatures at the
+/// key's next epochs, the key file rewritten so that a used epoch stays used; a key
+/// file is never overwritten, a damaged one is an I/O error, bad arguments say why.
+#[test]
+fn keygen_and_sign_make_signatures_verify_accepts() {
+    let dir = std::env::temp_dir().join(format!("linesig-keygen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("l18.key");
+    let sigs = dir.join("sigs.jsonl");
+    let (key_s, sigs_s) = (key.to_str().unwrap(), sigs.to_str().unwrap());
+    let made = linesig_ok(
+        &[
+            "keygen",
+            "--scheme",
+            "leansig-l18",
+            "--out",
+            key_s,
+            "--seed",
+            "5",
+        ],
+        None,
+    );
+    let public_key = String::from_utf8(made.stdout).unwrap().trim().to_string();
+    assert_eq!(public_key.len(), 96, "an L18 public key is 48 bytes");
+    linesig_fails(
+        &["keygen", "--scheme", "leansig-l18", "--out", key_s],
+        2,
+        "never overwritten",
+    );
+    linesig_ok(
+        &["sign", "--key", key_s, "--count", "3", "--out", sigs_s],
+        None,
+    );
+    let lines = std::fs::read_to_string(&sigs).unwrap();
+    let epochs: Vec<u64> = lines
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["epoch"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(epochs, [0, 1, 2]);
+    assert!(lines.contains(&public_key));
+    let verdicts = linesig_ok(
+        &["verify", "--scheme", "leansig-l18", "--input", sigs_s],
+        None,
+    );
+    let verdicts = json_lines(&verdicts);
+    assert!(verdicts.iter().all(|v| v["valid"] == true), "{verdicts:?}");
+    // The key file kept the used epochs: the next call goes on from 3, an old epoch is refused.
+    linesig_fails(
+        &["sign", "--key", key_s, "--epoch", "2"],
+        2,
+        "each epoch is signed at most once",
+    );
+    let next = linesig_ok(
+        &["sign", "--key", key_s, "--message", &"ab".repeat(32)],
+        None,
+    );
+    let next: Value = serde_json::from_slice(&next.stdout).unwrap();
+    assert_eq!(next["epoch"], 3);
+    assert_eq!(next["message"], "ab".repeat(32));
+    linesig_fails(
+        &["sign", "--key", key_s, "--message", "abcd"],
+        2,
+        "a leanSig message is 32",
+    );
+    linesig_fails(
+        &["sign", "--key", key_s, "--epoch", "1020", "--count", "10"],
+        2,
+        "prepared epochs 0 to 1023",
+    );
+    linesig_fails(
+        &["keygen", "--scheme", "mldsa44", "--out", sigs_s],
+        2,
+        "unknown leanSig instance",
+    );
+    let mut damaged = std::fs::read(&key).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    std::fs::write(&key, &damaged).unwrap();
+    linesig_fails(&["sign", "--key", key_s], 3, "truncated or altered");
+    std::fs::write(&key, b"not a key").unwrap();
+    linesig_fails(
+        &["sign", "--key", key_s],
+        3,
+        "not a linesig leanSig secret key",
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

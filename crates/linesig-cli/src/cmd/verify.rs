@@ -8,10 +8,10 @@
 //! A line that is not such an object gets `valid: false` with a "malformed input: …"
 //! reason and processing goes on; input is read in chunks, so memory stays bounded.
 
+use crate::args::{parse_backend, CliError};
+use crate::cmd::verify_parquet;
 use crate::progress::Progress;
 use crate::schemes::parse_scheme;
-use crate::verify_parquet;
-use crate::{parse_backend, CliError};
 use clap::Args;
 use linesig::{Engine, Item, Policy, Verdict};
 use serde_json::{json, Value};
@@ -39,7 +39,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     policy: Option<Policy>,
     /// Worker threads (default: all cores).
-    #[arg(long, value_parser = crate::parse_workers)]
+    #[arg(long, value_parser = crate::args::parse_workers)]
     workers: Option<usize>,
     /// Items per work unit.
     #[arg(long, default_value_t = 512)]
@@ -47,14 +47,14 @@ pub struct VerifyArgs {
     /// MiB for the hot-key cache (0: off): keys that keep signing earn tables
     /// (Ed25519 fixed-base tables, ML-DSA expanded keys) that make their verifications
     /// cheaper. Verdicts never change.
-    #[arg(long, default_value_t = 0, value_parser = crate::parse_mib)]
+    #[arg(long, default_value_t = 0, value_parser = crate::args::parse_mib)]
     key_cache_mb: usize,
     /// Backend: auto, avx512, avx2 or portable (for ML-DSA: libcrux; avx2 and avx512 run
     /// linesig's own verifier on AVX2 / AVX-512 lanes).
     #[arg(long, default_value = "auto")]
     backend: String,
     /// Lines (or Parquet rows) read and verified per chunk (bounds memory; at least 1).
-    #[arg(long, default_value_t = 65_536, value_parser = crate::parse_at_least_one)]
+    #[arg(long, default_value_t = 65_536, value_parser = crate::args::parse_at_least_one)]
     chunk: usize,
     /// No summary on stderr.
     #[arg(long, short)]

@@ -4,8 +4,8 @@
 //! stderr). Signatures (Ed25519, ML-DSA), leanSig, Paillier and aggregation each fill in
 //! the steps ([`Bench`]); the order, the notes and the output are here.
 
-use crate::op_rows::OperationRow;
-use crate::CliError;
+use super::op_rows::OperationRow;
+use crate::args::CliError;
 use std::time::Instant;
 
 /// One benchmark's steps, in the order [`run`] takes them.

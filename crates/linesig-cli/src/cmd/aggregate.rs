@@ -9,8 +9,8 @@
 //! on one line of stderr. A line is named by its number in the file, counting from 1,
 //! as every command names lines.
 
-use crate::verify::{parse_fields, Parsed};
-use crate::CliError;
+use crate::args::CliError;
+use crate::cmd::verify::{parse_fields, Parsed};
 use clap::Args;
 use linesig::leansig::Instance;
 use linesig::Item;

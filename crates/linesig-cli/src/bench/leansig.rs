@@ -7,11 +7,11 @@
 //! interval (1,024 for L18, 131,072 for the lifetime-2^32 instances), as many keys as the
 //! count needs; 32-byte random messages.
 
-use crate::bench_run::{self, json_line, thread_pool, Bench, BenchReport, Notes};
-use crate::bench_schema::Headline;
+use super::op_rows::{cycles, print_rows, time_row, OperationRow};
+use super::run::{json_line, thread_pool, Bench, BenchReport, Notes};
+use super::schema::Headline;
+use crate::args::CliError;
 use crate::clock::{median, time, Timing};
-use crate::op_rows::{cycles, print_rows, time_row, OperationRow};
-use crate::CliError;
 use linesig::leansig::{self, epoch_context, keys, Instance};
 use linesig::{Backend, Engine, Item, Scheme};
 use rand::{RngCore, SeedableRng};
@@ -120,7 +120,7 @@ fn batch_run(runs: Vec<(Timing, Option<u64>)>, count: usize, workers: usize) -> 
 
 pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
     let json = args.json;
-    bench_run::run(
+    crate::bench::run::run(
         LeanSigBench {
             args,
             backend: Backend::Portable,

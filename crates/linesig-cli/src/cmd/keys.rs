@@ -10,8 +10,8 @@
 //! Exit status: 0 done, 2 bad arguments or a key that cannot sign the epochs asked for,
 //! 3 I/O (an unreadable or damaged key file, an output that cannot be written).
 
-use crate::aggregate_cmds::instance;
-use crate::CliError;
+use crate::args::CliError;
+use crate::cmd::aggregate::instance;
 use clap::Args;
 use linesig::leansig::keys::crash_point;
 use linesig::leansig::{keys, Instance, KeyFile, KeyFileError, KeyFileSignError};
@@ -37,7 +37,7 @@ pub struct KeygenArgs {
     /// Epochs the key is active for, rounded out to whole bottom trees (at least two:
     /// 1,024 epochs for L18, 131,072 for the 2^32 instances; devnet-4 keygen takes about
     /// 10 s on two cores).
-    #[arg(long, default_value_t = 1, value_parser = crate::parse_at_least_one_u64)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::parse_at_least_one_u64)]
     active_epochs: u64,
     /// Make the key from this seed (reproducible fixtures); without it the operating
     /// system's randomness.
@@ -54,7 +54,7 @@ pub struct SignArgs {
     #[arg(long)]
     key: PathBuf,
     /// Signatures to make, one per epoch from --epoch on.
-    #[arg(long, default_value_t = 1, value_parser = crate::parse_at_least_one)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::parse_at_least_one)]
     count: usize,
     /// The first epoch to sign (default: the key's next unused epoch).
     #[arg(long)]

@@ -2,7 +2,7 @@
 //! their flags describe (forward over UDP, write a packet file, log verdicts as JSON
 //! Lines) and the printed reports.
 
-use crate::CliError;
+use crate::args::CliError;
 use linesig::Verdict;
 use linesig_pipeline::capture::LspktWriter;
 use linesig_pipeline::{Dropped, Packet, Report, ReportKind, Sink, UdpForward, Verified};

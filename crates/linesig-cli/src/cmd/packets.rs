@@ -1,10 +1,10 @@
 //! `linesig gen`, `linesig replay` and `linesig serve`: Solana packets generated, replayed
 //! from a file, or received over UDP, through the pipeline of [`linesig_pipeline`].
 
-use crate::pipeline_io::{print_report, CliSink};
+use crate::args::{parse_backend, CliError};
+use crate::cmd::pipeline_io::{print_report, CliSink};
 use crate::progress::Progress;
 use crate::txgen::{self, GenSpec, KeyDistribution, Label};
-use crate::{parse_backend, CliError};
 use clap::{Args, ValueEnum};
 use linesig::wire::{ParseOptions, Version};
 use linesig::{Engine, Policy, Scheme};
@@ -28,14 +28,14 @@ pub struct PipelineArgs {
     #[arg(long, default_value = "strict")]
     policy: Policy,
     /// Worker threads for verification (default: all cores).
-    #[arg(long, value_parser = crate::parse_workers)]
+    #[arg(long, value_parser = crate::args::parse_workers)]
     workers: Option<usize>,
     /// Most signatures per verify batch (each verify tile's).
     #[arg(long, default_value_t = 1024)]
     batch: usize,
     /// MiB for the hot-key cache (0: off): fee payers and other keys that keep
     /// signing earn fixed-base tables that make their verifications cheaper.
-    #[arg(long, default_value_t = 64, value_parser = crate::parse_mib)]
+    #[arg(long, default_value_t = 64, value_parser = crate::args::parse_mib)]
     key_cache_mb: usize,
     /// Longest a verify tile holds its batch back to fill once the queue is dry, in
     /// microseconds. 0 verifies at once; while packets keep coming a batch grows anyway
@@ -48,7 +48,7 @@ pub struct PipelineArgs {
     queue: usize,
     /// Dedup filter size in MiB (a Bloom filter over whole packets; at least 1: dedup
     /// is always on, as every duplicate must be counted).
-    #[arg(long, default_value_t = 4, value_parser = crate::parse_at_least_one)]
+    #[arg(long, default_value_t = 4, value_parser = crate::args::parse_at_least_one)]
     dedup_mb: usize,
     /// Clear the dedup filter at least this often, in seconds.
     #[arg(long, default_value_t = 60)]
@@ -60,7 +60,7 @@ pub struct PipelineArgs {
     #[arg(long)]
     precompile: bool,
     /// Forward passing packets to this UDP address (HOST:PORT; a host name is resolved).
-    #[arg(long, value_parser = crate::parse_socket_addr)]
+    #[arg(long, value_parser = crate::args::parse_socket_addr)]
     forward: Option<SocketAddr>,
     /// Write passing packets to this file (length-prefixed format; also spelt --output).
     #[arg(long, visible_alias = "output")]
@@ -245,10 +245,10 @@ pub fn replay(args: ReplayArgs) -> Result<bool, CliError> {
 pub struct ServeArgs {
     /// UDP address to receive transactions on, HOST:PORT (a host name is resolved; port
     /// 0: any free port; the chosen address is printed first).
-    #[arg(long, default_value = "127.0.0.1:8001", value_parser = crate::parse_socket_addr)]
+    #[arg(long, default_value = "127.0.0.1:8001", value_parser = crate::args::parse_socket_addr)]
     listen: SocketAddr,
     /// Stop after this many seconds, more than 0 (default: run until interrupted).
-    #[arg(long, value_parser = crate::parse_seconds)]
+    #[arg(long, value_parser = crate::args::parse_seconds)]
     duration: Option<f64>,
     /// Stop after receiving this many packets.
     #[arg(long)]
@@ -396,7 +396,7 @@ pub struct GenArgs {
     #[arg(long, value_enum, default_value_t = FileFormat::Lspkt)]
     format: FileFormat,
     /// Send the packets to this UDP address instead (HOST:PORT; a host name is resolved).
-    #[arg(long, value_parser = crate::parse_socket_addr)]
+    #[arg(long, value_parser = crate::args::parse_socket_addr)]
     udp: Option<SocketAddr>,
     /// Packets per second when sending (0: as fast as possible).
     #[arg(long, default_value_t = 10_000)]
