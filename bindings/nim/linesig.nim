@@ -92,7 +92,7 @@ type
     ## The C ABI's status codes (`LINESIG_STATUS_*`).
     ok = 0, nullPointer, invalidConfig, unsupportedBackend, threadPool, internalError,
     notBuilt, unknownScheme, badLength, badKey, epochOutOfRange, epochUsed, invalidItem,
-    proofRejected, malformedProof, signingFailed, aggregationNotBuilt
+    proofRejected, malformedProof, signingFailed, aggregationNotBuilt, ioError
 
   LinesigError* = object of CatchableError
     ## A call that failed: `status` says what kind, `msg` linesig's reason.

@@ -28,7 +28,7 @@ use p3_commit::{BatchOpening, Mmcs, OpenedValues as PcsOpenedValues, Pcs, Polyno
 use p3_dft::TwoAdicSubgroupDft;
 use p3_field::coset::TwoAdicMultiplicativeCoset;
 use p3_field::{batch_multiplicative_inverse, Field, PrimeCharacteristicRing, TwoAdicField};
-use p3_fri::{FriProof, QueryProof, TwoAdicFriFolding, TwoAdicFriFoldingForMmcs};
+use p3_fri::{FriParameters, FriProof, QueryProof, TwoAdicFriFolding, TwoAdicFriFoldingForMmcs};
 use p3_koala_bear::KoalaBear;
 use p3_matrix::bitrev::BitReversibleMatrix;
 use p3_matrix::dense::RowMajorMatrix;
@@ -388,57 +388,102 @@ fn open(
 ) -> (PcsOpenedValues<Challenge>, OpeningProof) {
     let mmcs = RoundsMmcs::new();
     let fri = stark::fri_parameters();
-    let matrices: Vec<Vec<Opened<'_>>> = rounds
-        .iter()
-        .map(|(data, _)| match data {
-            RoundData::Held(_) => mmcs
-                .get_matrices(*data)
-                .into_iter()
-                .map(Opened::Held)
-                .collect(),
-            RoundData::Extension(extension) => vec![Opened::Extension(extension)],
-        })
-        .collect();
-    let all = || matrices.iter().flatten();
-    let max_height = all().map(|m| m.height()).max().expect("matrices to open");
-    let max_width = all().map(|m| m.width()).max().expect("matrices to open");
-    let log_max_height = log2_strict_usize(max_height);
-    let mut coset: Vec<F> = TwoAdicMultiplicativeCoset::new(F::GENERATOR, log_max_height)
-        .expect("a two-adic coset")
-        .iter()
-        .collect();
-    reverse_slice_index_bits(&mut coset);
+    let setup = OpeningSetup::new(&mmcs, rounds);
+    let opened = open_at_points(path, rounds, &setup, fri.log_blowup, challenger);
+    let reduced = reduce_by_height(path, rounds, &setup, &opened, challenger);
+    let proof = prove_fri(
+        rounds,
+        &mmcs,
+        &fri,
+        reduced,
+        setup.log_max_height,
+        challenger,
+    );
+    (opened, proof)
+}
 
-    // 1/(z − x) on the tallest matrix opened at z, per distinct point.
-    let mut inverse_denominators: Vec<(Challenge, Vec<Challenge>)> = Vec::new();
-    for ((_, points), mats) in rounds.iter().zip(&matrices) {
-        for (points, m) in points.iter().zip(mats) {
-            for &z in points {
-                match inverse_denominators.iter_mut().find(|(p, _)| *p == z) {
-                    Some((_, d)) if d.len() >= m.height() => {}
-                    Some((_, d)) => *d = vec![Challenge::ZERO; m.height()],
-                    None => inverse_denominators.push((z, vec![Challenge::ZERO; m.height()])),
+/// What the three steps of [`open`] share: every round's matrices, the tallest
+/// matrix's coset gK in bit-reversed order, and 1/(z − x) on it for each distinct
+/// point z (as long as the tallest matrix opened at z).
+struct OpeningSetup<'a> {
+    matrices: Vec<Vec<Opened<'a>>>,
+    coset: Vec<F>,
+    inverse_denominators: Vec<(Challenge, Vec<Challenge>)>,
+    max_width: usize,
+    log_max_height: usize,
+}
+
+impl<'a> OpeningSetup<'a> {
+    fn new<'r>(mmcs: &RoundsMmcs<'r>, rounds: &'a [Round<'r, 'a>]) -> Self {
+        let matrices: Vec<Vec<Opened<'a>>> = rounds
+            .iter()
+            .map(|(data, _)| match data {
+                RoundData::Held(_) => mmcs
+                    .get_matrices(*data)
+                    .into_iter()
+                    .map(Opened::Held)
+                    .collect(),
+                RoundData::Extension(extension) => vec![Opened::Extension(extension)],
+            })
+            .collect();
+        let all = || matrices.iter().flatten();
+        let max_height = all().map(|m| m.height()).max().expect("matrices to open");
+        let max_width = all().map(|m| m.width()).max().expect("matrices to open");
+        let log_max_height = log2_strict_usize(max_height);
+        let mut coset: Vec<F> = TwoAdicMultiplicativeCoset::new(F::GENERATOR, log_max_height)
+            .expect("a two-adic coset")
+            .iter()
+            .collect();
+        reverse_slice_index_bits(&mut coset);
+
+        let mut inverse_denominators: Vec<(Challenge, Vec<Challenge>)> = Vec::new();
+        for ((_, points), mats) in rounds.iter().zip(&matrices) {
+            for (points, m) in points.iter().zip(mats) {
+                for &z in points {
+                    match inverse_denominators.iter_mut().find(|(p, _)| *p == z) {
+                        Some((_, d)) if d.len() >= m.height() => {}
+                        Some((_, d)) => *d = vec![Challenge::ZERO; m.height()],
+                        None => inverse_denominators.push((z, vec![Challenge::ZERO; m.height()])),
+                    }
                 }
             }
         }
+        for (z, d) in &mut inverse_denominators {
+            let differences: Vec<Challenge> =
+                coset[..d.len()].par_iter().map(|&x| *z - x).collect();
+            *d = batch_multiplicative_inverse(&differences);
+        }
+        OpeningSetup {
+            matrices,
+            coset,
+            inverse_denominators,
+            max_width,
+            log_max_height,
+        }
     }
-    for (z, d) in &mut inverse_denominators {
-        let differences: Vec<Challenge> = coset[..d.len()].par_iter().map(|&x| *z - x).collect();
-        *d = batch_multiplicative_inverse(&differences);
-    }
-    let inverses = |z: &Challenge| -> &[Challenge] {
-        &inverse_denominators
+
+    /// 1/(z − x) for the coset's points x.
+    fn inverses(&self, z: &Challenge) -> &[Challenge] {
+        &self
+            .inverse_denominators
             .iter()
             .find(|(p, _)| p == z)
             .expect("every point")
             .1
-    };
+    }
+}
 
-    // 1. The openings, sent as they are computed.
-    let log_blowup = fri.log_blowup;
-    let opened: PcsOpenedValues<Challenge> = rounds
+/// Step 1: each matrix's columns at each of its points, observed as they are computed.
+fn open_at_points(
+    path: ProverPath,
+    rounds: &[Round<'_, '_>],
+    setup: &OpeningSetup<'_>,
+    log_blowup: usize,
+    challenger: &mut Transcript,
+) -> PcsOpenedValues<Challenge> {
+    rounds
         .iter()
-        .zip(&matrices)
+        .zip(&setup.matrices)
         .map(|((_, points), mats)| {
             points
                 .iter()
@@ -450,7 +495,9 @@ fn open(
                             let ys = match m {
                                 Opened::Held(m) => {
                                     let h = m.height() >> log_blowup;
-                                    interpolate(path, m, h, z, &coset[..h], &inverses(&z)[..h])
+                                    let (coset, inverses) =
+                                        (&setup.coset[..h], &setup.inverses(&z)[..h]);
+                                    interpolate(path, m, h, z, coset, inverses)
                                 }
                                 Opened::Extension(e) => {
                                     let polys = e.polys();
@@ -465,17 +512,27 @@ fn open(
                 })
                 .collect()
         })
-        .collect();
+        .collect()
+}
 
-    // 2. Reduced openings per height.
+/// Step 2: α drawn; every (matrix, point) pair reduced onto the vector of its height,
+/// tallest first.
+fn reduce_by_height(
+    path: ProverPath,
+    rounds: &[Round<'_, '_>],
+    setup: &OpeningSetup<'_>,
+    opened: &PcsOpenedValues<Challenge>,
+    challenger: &mut Transcript,
+) -> Vec<Vec<Challenge>> {
     let alpha: Challenge = challenger.sample_algebra_element();
-    let alpha_powers: Vec<Challenge> = alpha.powers().collect_n(max_width);
+    let alpha_powers: Vec<Challenge> = alpha.powers().collect_n(setup.max_width);
     let mut columns_reduced = [0usize; 32];
     let mut reduced: [Option<Vec<Challenge>>; 32] = core::array::from_fn(|_| None);
-    for ((mats, points), openings) in matrices
+    for ((mats, points), openings) in setup
+        .matrices
         .iter()
         .zip(rounds.iter().map(|r| &r.1))
-        .zip(&opened)
+        .zip(opened)
     {
         for ((&m, points), openings) in mats.iter().zip(points).zip(openings) {
             let log_height = log2_strict_usize(m.height());
@@ -491,27 +548,36 @@ fn open(
                 target
                     .par_iter_mut()
                     .zip(rows.par_iter())
-                    .zip(inverses(z).par_iter())
+                    .zip(setup.inverses(z).par_iter())
                     .for_each(|((t, &row), &inverse)| *t += offset * (at_z - row) * inverse);
                 columns_reduced[log_height] += m.width();
             }
         }
     }
+    reduced.into_iter().rev().flatten().collect()
+}
 
-    // 3. FRI, tallest first.
-    let inputs: Vec<Vec<Challenge>> = reduced.into_iter().rev().flatten().collect();
+/// Step 3: FRI on the reduced vectors; then the trace's rows the query phase asked
+/// for, answered together, and every opening typed as the held rounds' MMCS's (whose
+/// proofs they are).
+fn prove_fri(
+    rounds: &[Round<'_, '_>],
+    mmcs: &RoundsMmcs<'_>,
+    fri: &FriParameters<stark::ChallengeMmcs>,
+    inputs: Vec<Vec<Challenge>>,
+    log_max_height: usize,
+    challenger: &mut Transcript,
+) -> OpeningProof {
     let folding: TwoAdicFriFoldingForMmcs<F, RoundsMmcs<'_>> = TwoAdicFriFolding(PhantomData);
     let proof = p3_fri::prover::prove_fri(
         &folding,
-        &fri,
+        fri,
         inputs,
         challenger,
         log_max_height,
         rounds,
-        &mmcs,
+        mmcs,
     );
-    // The trace's rows the query phase asked for, answered together, then every
-    // opening typed as the held rounds' MMCS's (whose proofs they are).
     let deferred = mmcs.take_deferred();
     let mut answers = rounds
         .iter()
@@ -550,7 +616,7 @@ fn open(
         query_pow_witness: proof.query_pow_witness,
     };
     assert!(answers.next().is_none(), "every row asked for answered");
-    (opened, proof)
+    proof
 }
 
 /// The columns of `matrix`'s first `h` rows (its values on the coset `points`, in the

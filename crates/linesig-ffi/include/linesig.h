@@ -59,6 +59,10 @@ typedef enum LinesigStatus {
   LINESIG_STATUS_SIGNING_FAILED = 15,
   // This build has no aggregation (linesig-ffi without its `aggregate` feature).
   LINESIG_STATUS_AGGREGATION_NOT_BUILT = 16,
+  // A key file that cannot be read, locked, created or written (the path and the
+  // operating system's reason are in `linesig_last_error_message`), or one that exists
+  // where a new key file was asked for.
+  LINESIG_STATUS_IO_ERROR = 17,
 } LinesigStatus;
 
 // Which scheme an engine verifies, or a key-generation or signing call takes.
@@ -81,6 +85,10 @@ typedef struct LinesigEngine LinesigEngine;
 
 // A leanSig secret key with its signing state. Opaque to C; one thread at a time.
 typedef struct LinesigLeansigKey LinesigLeansigKey;
+
+// A leanSig key file, locked by this handle until `linesig_leansig_key_file_close`.
+// Opaque to C; one thread at a time.
+typedef struct LinesigLeansigKeyFile LinesigLeansigKeyFile;
 
 // Bytes linesig allocated for the caller (a secret key, a proof): free them with
 // `linesig_buffer_free`. Zeroed (null, 0) when a call fails.
@@ -225,6 +233,56 @@ int linesig_verify(const struct LinesigEngine *engine,
 // # Safety
 // `engine` null or from `linesig_engine_new`.
 const char *linesig_engine_backend(const struct LinesigEngine *engine);
+
+// Write `key` to a new key file at `path` (NUL-terminated), durably. `IO_ERROR` if the
+// file exists (a key file is never overwritten) or cannot be written.
+//
+// # Safety
+// `key` from `linesig_leansig_keygen` or `linesig_leansig_key_from_bytes`; `path` a
+// NUL-terminated string.
+int linesig_leansig_key_file_create(const struct LinesigLeansigKey *key, const char *path);
+
+// Open the key file at `path` (NUL-terminated) for `scheme`, waiting for the exclusive
+// lock while another handle or process holds it, and load the key (every tree checked
+// against the public key). On success `*out` owns the handle and its lock (release
+// both with `linesig_leansig_key_file_close`). `BAD_KEY` for a damaged, foreign or
+// other-scheme file, `IO_ERROR` for one that cannot be read.
+//
+// # Safety
+// `path` a NUL-terminated string; `out` writable storage for a pointer.
+int linesig_leansig_key_file_open(uint32_t scheme,
+                                  const char *path,
+                                  struct LinesigLeansigKeyFile **out);
+
+// Sign the 32-byte `message` at `epoch` into `signature` (`linesig_signature_len`
+// bytes), saving the key file durably before returning: when this returns `OK`, no
+// later open of the file can sign `epoch` again. The epoch rules and statuses are
+// `linesig_leansig_sign`'s; `IO_ERROR` if the save failed (no signature is written,
+// and the epoch counts as used by this handle).
+//
+// # Safety
+// `file` from `linesig_leansig_key_file_open`, this thread only; `message`
+// `message_len` readable bytes; `signature` `signature_len` writable bytes.
+int linesig_leansig_key_file_sign(struct LinesigLeansigKeyFile *file,
+                                  uint32_t epoch,
+                                  const uint8_t *message,
+                                  size_t message_len,
+                                  uint8_t *signature,
+                                  size_t signature_len);
+
+// The key's scheme, intervals and next epoch, as `linesig_leansig_key_info`.
+//
+// # Safety
+// `file` from `linesig_leansig_key_file_open`; `info` writable.
+int linesig_leansig_key_file_info(struct LinesigLeansigKeyFile *file,
+                                  struct LinesigLeansigKeyInfo *info);
+
+// Close the handle and release its lock (null is ignored).
+//
+// # Safety
+// `file` null or from `linesig_leansig_key_file_open`, not yet closed, not in use by
+// another thread.
+void linesig_leansig_key_file_close(struct LinesigLeansigKeyFile *file);
 
 // Generate a key active over at least `activation_epochs` epochs from
 // `activation_start` (rounded out to whole bottom trees, at least two: 1,024 epochs for

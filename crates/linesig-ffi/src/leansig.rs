@@ -46,7 +46,7 @@ pub struct LinesigLeansigKeyInfo {
     pub next_epoch: u64,
 }
 
-fn instance(scheme: u32) -> Result<Instance, Failure> {
+pub(crate) fn instance(scheme: u32) -> Result<Instance, Failure> {
     match scheme_number(scheme)? {
         SchemeNumber::LeanSig(i) => Ok(i),
         _ => Err(Failure::new(
@@ -59,7 +59,7 @@ fn instance(scheme: u32) -> Result<Instance, Failure> {
     }
 }
 
-fn scheme_of(instance: Instance) -> u32 {
+pub(crate) fn scheme_of(instance: Instance) -> u32 {
     match instance {
         Instance::Devnet4 => 5,
         Instance::L18 => 6,
@@ -68,7 +68,7 @@ fn scheme_of(instance: Instance) -> u32 {
 }
 
 /// The lanes keys are made and signed on: the best this CPU runs for the instance.
-fn backend(instance: Instance) -> Backend {
+pub(crate) fn backend(instance: Instance) -> Backend {
     Backend::best_for(Scheme::LeanSig(instance))
 }
 
@@ -84,7 +84,7 @@ unsafe fn key_mut<'a>(key: *mut LinesigLeansigKey) -> Result<&'a mut SecretKey, 
 
 /// # Safety
 /// As [`key_mut`].
-unsafe fn key_ref<'a>(key: *const LinesigLeansigKey) -> Result<&'a SecretKey, Failure> {
+pub(crate) unsafe fn key_ref<'a>(key: *const LinesigLeansigKey) -> Result<&'a SecretKey, Failure> {
     if key.is_null() {
         return Err(null("key"));
     }
@@ -186,6 +186,29 @@ pub unsafe extern "C" fn linesig_leansig_public_key(
     })
 }
 
+/// The key's scheme, intervals and next epoch.
+pub(crate) fn info_of(key: &SecretKey) -> LinesigLeansigKeyInfo {
+    let (active, prepared) = (key.activation_interval(), key.prepared_interval());
+    LinesigLeansigKeyInfo {
+        scheme: scheme_of(key.instance()),
+        activation_start: active.start,
+        activation_end: active.end,
+        prepared_start: prepared.start,
+        prepared_end: prepared.end,
+        next_epoch: key.next_epoch(),
+    }
+}
+
+/// A signing refusal as the C ABI's status.
+pub(crate) fn sign_failure(e: SignError) -> Failure {
+    let status = match e {
+        SignError::EpochUsed { .. } => LinesigStatus::EpochUsed,
+        SignError::EncodingAttemptsExceeded(_) => LinesigStatus::SigningFailed,
+        _ => LinesigStatus::EpochOutOfRange,
+    };
+    Failure::new(status, e.to_string())
+}
+
 /// The key's scheme and intervals.
 ///
 /// # Safety
@@ -201,18 +224,8 @@ pub unsafe extern "C" fn linesig_leansig_key_info(
         if info.is_null() {
             return Err(null("info"));
         }
-        let (active, prepared) = (key.activation_interval(), key.prepared_interval());
         // SAFETY: non-null, writable (the caller's promise).
-        unsafe {
-            *info = LinesigLeansigKeyInfo {
-                scheme: scheme_of(key.instance()),
-                activation_start: active.start,
-                activation_end: active.end,
-                prepared_start: prepared.start,
-                prepared_end: prepared.end,
-                next_epoch: key.next_epoch(),
-            }
-        };
+        unsafe { *info = info_of(key) };
         Ok(())
     })
 }
@@ -240,14 +253,7 @@ pub unsafe extern "C" fn linesig_leansig_sign(
         let expected = key.instance().signature_len();
         // SAFETY: as above.
         let signature = unsafe { output("signature", signature, signature_len, expected)? };
-        let made = key.sign(epoch, &message).map_err(|e| {
-            let status = match e {
-                SignError::EpochUsed { .. } => LinesigStatus::EpochUsed,
-                SignError::EncodingAttemptsExceeded(_) => LinesigStatus::SigningFailed,
-                _ => LinesigStatus::EpochOutOfRange,
-            };
-            Failure::new(status, e.to_string())
-        })?;
+        let made = key.sign(epoch, &message).map_err(sign_failure)?;
         signature.copy_from_slice(&made);
         Ok(())
     })

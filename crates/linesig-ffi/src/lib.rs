@@ -18,6 +18,7 @@
 
 pub mod ed25519;
 pub mod engine;
+pub mod key_file;
 pub mod leansig;
 pub mod mldsa;
 
@@ -80,6 +81,10 @@ pub enum LinesigStatus {
     SigningFailed = 15,
     /// This build has no aggregation (linesig-ffi without its `aggregate` feature).
     AggregationNotBuilt = 16,
+    /// A key file that cannot be read, locked, created or written (the path and the
+    /// operating system's reason are in `linesig_last_error_message`), or one that exists
+    /// where a new key file was asked for.
+    IoError = 17,
 }
 
 impl LinesigStatus {
@@ -102,6 +107,7 @@ impl LinesigStatus {
             LinesigStatus::MalformedProof => c"malformed aggregate proof",
             LinesigStatus::SigningFailed => c"signing failed; retry",
             LinesigStatus::AggregationNotBuilt => c"aggregation not built",
+            LinesigStatus::IoError => c"key file error",
         }
     }
 

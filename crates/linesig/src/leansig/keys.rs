@@ -23,7 +23,7 @@ use std::ops::Range;
 
 mod file;
 mod format;
-pub use file::{crash_point, KeyFile, KeyFileError, KeyFileSignError};
+pub use file::{crash_point, save_new, KeyFile, KeyFileError, KeyFileSignError};
 pub use format::{KeyFormatError, SECRET_KEY_FORMAT_VERSION};
 
 /// The reference's PRF domain separator (`shake_to_field.rs`).

@@ -189,8 +189,20 @@ fn replace_durably(path: &Path, bytes: &[u8], create: bool) -> Result<File, KeyF
     Ok(file)
 }
 
+/// Write `key` to a new key file at `path`, durably (fsync of the file and of its
+/// directory); refused if `path` exists, so that no key is ever overwritten by another.
+pub fn save_new(path: &Path, key: &SecretKey) -> Result<(), KeyFileError> {
+    if path.exists() {
+        return Err(KeyFileError::Exists {
+            path: path.to_owned(),
+        });
+    }
+    replace_durably(path, &key.to_bytes(), true).map(drop)
+}
+
 impl KeyFile {
-    /// Write a new key file at `path`, durably; refused if `path` exists.
+    /// Write a new key file at `path`, durably, and hold it locked; refused if `path`
+    /// exists.
     pub fn create(path: &Path, key: SecretKey) -> Result<KeyFile, KeyFileError> {
         if path.exists() {
             return Err(KeyFileError::Exists {
