@@ -37,11 +37,35 @@ impl Engine {
     fn new(
         scheme: &str,
         policy: Option<&str>,
-        workers: Option<usize>,
-        batch_size: usize,
+        workers: Option<i64>,
+        batch_size: i64,
         backend: Option<&str>,
-        key_cache_mb: usize,
+        key_cache_mb: i64,
     ) -> PyResult<Self> {
+        // Range-checked here, so that a bad number is a ValueError naming its argument
+        // rather than pyo3's bare OverflowError. `workers` 0 or None: all cores, as in
+        // every face.
+        let workers = match workers {
+            None | Some(0) => None,
+            Some(n) if n < 0 => {
+                return Err(PyValueError::new_err(format!(
+                    "workers must be 0 (all cores) or a count from 1 to {}, not {n}",
+                    linesig::MAX_WORKERS
+                )))
+            }
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+        };
+        let batch_size = usize::try_from(batch_size)
+            .ok()
+            .filter(|&b| b >= 1)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("batch_size must be at least 1, not {batch_size}"))
+            })?;
+        let key_cache_mb = usize::try_from(key_cache_mb).map_err(|_| {
+            PyValueError::new_err(format!(
+                "key_cache_mb must be 0 (off) or a positive number of MiB, not {key_cache_mb}"
+            ))
+        })?;
         let policy = policy
             .map(|p| p.parse::<Policy>())
             .transpose()

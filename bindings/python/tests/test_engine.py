@@ -148,10 +148,16 @@ def test_nulls_and_bad_shapes_are_verdicts_or_clear_errors():
         linesig.Engine(policy="lax")
     with pytest.raises(ValueError):
         linesig.Engine(scheme="mldsa44", policy="strict")
-    with pytest.raises(ValueError):
-        linesig.Engine(workers=0)
+    # workers=0 is all cores, as in C, Go, C++, Nim and the command line.
+    assert linesig.Engine(workers=0).workers == linesig.Engine().workers
+    with pytest.raises(ValueError, match="workers must be 0"):
+        linesig.Engine(workers=-1)
     with pytest.raises(ValueError, match="at most 1024"):
         linesig.Engine(workers=10**6)
+    with pytest.raises(ValueError, match="batch_size"):
+        linesig.Engine(batch_size=0)
+    with pytest.raises(ValueError, match="key_cache_mb"):
+        linesig.Engine(key_cache_mb=-1)
     # ML-DSA through the same face: wrong sizes are verdicts, and contexts are accepted.
     mldsa = linesig.Engine(scheme="mldsa44")
     assert mldsa.policy is None

@@ -35,13 +35,15 @@ pub fn parse_backend(name: &str) -> Result<Option<Backend>, CliError> {
         .map_err(|e: linesig::UnknownBackend| CliError::usage(e.to_string()))
 }
 
-/// `--workers`: a thread count from 1 to [`linesig::MAX_WORKERS`], refused at parse time
+/// `--workers`: 0 (all cores) or a thread count from 1 to [`linesig::MAX_WORKERS`], refused at parse time
 /// so that every command (the leanSig benches start their own pools) says the same thing.
 pub fn parse_workers(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
+        // 0 is all cores, as in every face (C, Go, C++, Nim, Python).
+        Ok(0) => Ok(linesig::available_cores()),
         Ok(n) if (1..=linesig::MAX_WORKERS).contains(&n) => Ok(n),
         _ => Err(format!(
-            "expected a worker count from 1 to {}",
+            "expected 0 (all cores) or a worker count from 1 to {}",
             linesig::MAX_WORKERS
         )),
     }

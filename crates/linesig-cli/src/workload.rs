@@ -35,7 +35,18 @@ const ITEM_OVERHEAD_BYTES: u128 = 256;
 /// (`MemAvailable`), rather than an allocation failure minutes in. Elsewhere, or when
 /// that figure is unknown, no check.
 pub fn check_workload_fits(count: usize, item_bytes: usize) -> Result<(), String> {
-    let need = count as u128 * (item_bytes as u128 + ITEM_OVERHEAD_BYTES);
+    check_count_fits(
+        count,
+        item_bytes as u128 + ITEM_OVERHEAD_BYTES,
+        "its generated signatures",
+    )
+}
+
+/// The same check for any command that holds `count` items of about `item_bytes` each
+/// (`what` names them in the refusal): `gen`'s transactions, Paillier's values and
+/// ciphertexts.
+pub fn check_count_fits(count: usize, item_bytes: u128, what: &str) -> Result<(), String> {
+    let need = count as u128 * item_bytes;
     let Some(available) = available_memory_bytes() else {
         return Ok(());
     };
@@ -44,10 +55,9 @@ pub fn check_workload_fits(count: usize, item_bytes: usize) -> Result<(), String
     }
     let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
     Err(format!(
-        "--count {count} needs about {:.1} GiB for its generated signatures ({} bytes each \
-         with its message); {:.1} GiB of memory is available: lower --count",
+        "--count {count} needs about {:.1} GiB for {what} (about {item_bytes} bytes each); \
+         {:.1} GiB of memory is available: lower --count",
         gib(need),
-        item_bytes as u128 + ITEM_OVERHEAD_BYTES,
         gib(u128::from(available))
     ))
 }

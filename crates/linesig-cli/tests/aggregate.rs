@@ -36,6 +36,27 @@ fn aggregate_and_verify_aggregate_on_the_devnet4_vectors() {
     let sigs = file("sigs.jsonl", &valid);
     let proof = dir.join("proof.bin").to_str().unwrap().to_string();
     linesig_ok(&["aggregate", "--input", &sigs, "--out", &proof], None);
+    // A proof is not overwritten unless asked; a list that starts with a UTF-8 BOM reads.
+    linesig_fails(
+        &["aggregate", "--input", &sigs, "--out", &proof],
+        2,
+        "not overwritten",
+    );
+    let with_bom = dir.join("bom.jsonl");
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(valid.join("\n").as_bytes());
+    std::fs::write(&with_bom, bytes).unwrap();
+    linesig_ok(
+        &[
+            "aggregate",
+            "--input",
+            with_bom.to_str().unwrap(),
+            "--out",
+            &proof,
+            "--force",
+        ],
+        None,
+    );
     let out = linesig_ok(
         &["verify-aggregate", "--input", &sigs, "--proof", &proof],
         None,
@@ -52,6 +73,20 @@ fn aggregate_and_verify_aggregate_on_the_devnet4_vectors() {
         })
         .collect();
     let bare_file = file("bare.jsonl", &bare);
+    // verify-aggregate does not read signatures: a line may carry a malformed one.
+    let odd: Vec<String> = valid
+        .iter()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["signature"] = Value::from(17);
+            v.to_string()
+        })
+        .collect();
+    let odd_file = file("odd.jsonl", &odd);
+    linesig_ok(
+        &["verify-aggregate", "--input", &odd_file, "--proof", &proof],
+        None,
+    );
     linesig_ok(
         &["verify-aggregate", "--input", &bare_file, "--proof", &proof],
         None,

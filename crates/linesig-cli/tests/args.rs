@@ -57,6 +57,9 @@ fn out_and_output_name_the_same_file() {
 #[test]
 fn zero_sizes_and_durations_are_refused() {
     linesig_fails(&["verify", "--chunk", "0"], 2, "at least 1");
+    linesig_fails(&["verify", "--batch", "0"], 2, "at least 1");
+    linesig_fails(&["bench", "--batch", "0"], 2, "at least 1");
+    linesig_fails(&["replay", "x.lspkt", "--batch", "0"], 2, "at least 1");
     linesig_fails(&["replay", "x.lspkt", "--dedup-mb", "0"], 2, "at least 1");
     linesig_fails(&["serve", "--duration", "0"], 2, "above 0");
     linesig_fails(&["serve", "--duration", "nan"], 2, "above 0");
@@ -102,4 +105,33 @@ fn addresses_take_host_names() {
         2,
         "HOST:PORT",
     );
+}
+
+/// Counts that cannot fit in memory are refused before any work, with the flag named,
+/// never an allocation failure's abort and backtrace.
+#[test]
+fn counts_past_the_memory_are_refused_up_front() {
+    let out = std::env::temp_dir().join(format!("linesig-huge-{}.lspkt", std::process::id()));
+    let out = out.to_str().unwrap();
+    for args in [
+        &["gen", "--count", "1000000000000", "--out", out][..],
+        &[
+            "bench",
+            "--scheme",
+            "paillier2048",
+            "--count",
+            "100000000000",
+        ][..],
+        &["bench", "--count", "100000000000"][..],
+    ] {
+        let result = linesig(args, None);
+        let err = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("--count"), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("backtrace"),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_file(out).ok();
 }

@@ -205,7 +205,7 @@ fn bench_rejects_bad_options_clearly() {
     for (args, needle) in [
         (vec!["bench", "--backend", "avx1024"], "not available"),
         (vec!["bench", "--invalid", "1.5"], "fraction"),
-        (vec!["bench", "--workers", "0", "--count", "10"], "workers"),
+        (vec!["bench", "--workers", "-1", "--count", "10"], "workers"),
         // Refused before any thread starts, for every scheme (the leanSig benches and
         // Paillier's pool start their own threads).
         (
@@ -417,7 +417,7 @@ fn bench_paillier_reports_every_table_and_row() {
             "do not apply to Paillier",
         ),
         (
-            vec!["bench", "--scheme", "paillier2048", "--workers", "0"],
+            vec!["bench", "--scheme", "paillier2048", "--workers", "-3"],
             "workers",
         ),
     ] {

@@ -424,3 +424,37 @@ fn verify_leansig_lines_carry_an_epoch() {
         .unwrap()
         .contains("leanSig only"));
 }
+
+/// A UTF-8 byte-order mark before the first line is not part of its JSON; a directory
+/// given as the input is refused with its path.
+#[test]
+fn verify_reads_a_bom_and_names_a_directory() {
+    let key = SigningKey::from_bytes(&[9; 32]);
+    let sig = key.sign(b"m");
+    let line = format!(
+        "{{\"public_key\":\"{}\",\"message\":\"{}\",\"signature\":\"{}\"}}\n",
+        hex::encode(key.verifying_key().as_bytes()),
+        hex::encode(b"m"),
+        hex::encode(sig.to_bytes())
+    );
+    let mut input = b"\xEF\xBB\xBF".to_vec();
+    input.extend(line.as_bytes());
+    input.extend(line.as_bytes());
+    let out = linesig_ok(&["verify", "--fail-on-invalid"], Some(&input));
+    let verdicts = json_lines(&out);
+    assert_eq!(verdicts.len(), 2);
+    assert!(verdicts.iter().all(|v| v["valid"] == true), "{verdicts:?}");
+    // A malformed line: exit 0 with its verdict line, or 1 with --fail-on-invalid.
+    input.extend(b"not json\n");
+    let out = linesig_ok(&["verify"], Some(&input));
+    assert_eq!(json_lines(&out).len(), 3);
+    let out = linesig(&["verify", "--fail-on-invalid"], Some(&input));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_lines(&out).len(), 3, "every verdict is written first");
+    let dir = std::env::temp_dir();
+    linesig_fails(
+        &["verify", "--input", dir.to_str().unwrap()],
+        3,
+        dir.to_str().unwrap(),
+    );
+}

@@ -54,8 +54,8 @@ pub struct BenchArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = crate::args::parse_workers)]
     workers: Option<usize>,
-    /// Items per work unit.
-    #[arg(long, default_value_t = 512)]
+    /// Items per work unit (at least 1).
+    #[arg(long, default_value_t = 512, value_parser = crate::args::parse_at_least_one)]
     batch: usize,
     /// Ed25519 acceptance policy: strict (default), zip215 or zip215-strict.
     #[arg(long)]

@@ -329,6 +329,11 @@ impl Bench for PaillierBench {
 
     fn setup(&mut self, notes: &Notes) -> Result<(), CliError> {
         let args = &self.args;
+        // Each value is held with a ciphertext per operation timed (2·bits each) and
+        // phe's copy: refused before the key is made, not an allocation failure later.
+        let ciphertext = 2 * args.bits as u128 / 8;
+        crate::workload::check_count_fits(args.count, 6 * ciphertext, "its values and ciphertexts")
+            .map_err(CliError::usage)?;
         // The pools first: a kernel this CPU cannot run is refused before any work.
         let pool_one =
             Pool::with_kernel(1, args.kernel).map_err(|e| CliError::usage(e.to_string()))?;

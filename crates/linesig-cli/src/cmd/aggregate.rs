@@ -10,7 +10,7 @@
 //! as every command names lines.
 
 use crate::args::CliError;
-use crate::cmd::verify::{parse_fields, Parsed};
+use crate::cmd::verify::{parse_fields, Parsed, UTF8_BOM};
 use clap::Args;
 use linesig::leansig::Instance;
 use linesig::Item;
@@ -26,9 +26,13 @@ pub struct AggregateArgs {
     /// JSON Lines of {public_key, message, signature, epoch}.
     #[arg(long)]
     input: PathBuf,
-    /// Where to write the proof (also spelt --output, as `verify` spells it).
+    /// Where to write the proof (also spelt --output, as `verify` spells it); refused if
+    /// the file exists, unless --force.
     #[arg(long, visible_alias = "output")]
     out: PathBuf,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    force: bool,
     /// No summary on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -80,6 +84,7 @@ pub(crate) fn instance(name: &str) -> Result<Instance, CliError> {
 /// covers the whole list or nothing).
 fn read_lines(path: &Path, signature: bool) -> Result<Lines, CliError> {
     let text = std::fs::read(path).map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
+    let text = text.strip_prefix(UTF8_BOM).unwrap_or(&text);
     let mut out = Vec::new();
     let mut numbers = Vec::new();
     for (index, line) in text.split(|&b| b == b'\n').enumerate() {
@@ -120,6 +125,14 @@ fn items(lines: &[Owned]) -> Vec<Item<'_>> {
 
 pub fn aggregate(args: AggregateArgs) -> Result<bool, CliError> {
     let instance = instance(&args.scheme)?;
+    // Refused before the proving, which can take seconds: a proof is never overwritten
+    // unless asked.
+    if args.out.exists() && !args.force {
+        return Err(CliError::usage(format!(
+            "{} exists: a proof is not overwritten (remove it, choose another --out, or add --force)",
+            args.out.display()
+        )));
+    }
     let lines = read_lines(&args.input, true)?;
     let started = Instant::now();
     let proof = match aggregate::prove(instance, &items(&lines.owned)) {

@@ -30,8 +30,8 @@ pub struct PipelineArgs {
     /// Worker threads for verification (default: all cores).
     #[arg(long, value_parser = crate::args::parse_workers)]
     workers: Option<usize>,
-    /// Most signatures per verify batch (each verify tile's).
-    #[arg(long, default_value_t = 1024)]
+    /// Most signatures per verify batch (each verify tile's; at least 1).
+    #[arg(long, default_value_t = 1024, value_parser = crate::args::parse_at_least_one)]
     batch: usize,
     /// MiB for the hot-key cache (0: off): fee payers and other keys that keep
     /// signing earn fixed-base tables that make their verifications cheaper.
@@ -441,6 +441,10 @@ pub fn gen(args: GenArgs) -> Result<bool, CliError> {
             packets_from(path, args.count)?
         }
         None => {
+            // A generated transaction and its label: at most a 1,232-byte packet, about
+            // 300 bytes for the default mix, with its Vec and the file's framing.
+            crate::workload::check_count_fits(spec.count, 512, "its generated transactions")
+                .map_err(CliError::usage)?;
             let progress = Progress::new("signing", Some(spec.count as u64), true);
             let generated = txgen::generate(&spec, &|n| progress.inc(n as u64));
             progress.finish();

@@ -7,6 +7,8 @@
 //!
 //! A line that is not such an object gets `valid: false` with a "malformed input: …"
 //! reason and processing goes on; input is read in chunks, so memory stays bounded.
+//! Exit 0 once every line has its verdict; with `--fail-on-invalid`, 1 if any line was
+//! invalid or malformed.
 
 use crate::args::{parse_backend, CliError};
 use crate::cmd::verify_parquet;
@@ -41,8 +43,8 @@ pub struct VerifyArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = crate::args::parse_workers)]
     workers: Option<usize>,
-    /// Items per work unit.
-    #[arg(long, default_value_t = 512)]
+    /// Items per work unit (at least 1).
+    #[arg(long, default_value_t = 512, value_parser = crate::args::parse_at_least_one)]
     batch: usize,
     /// MiB for the hot-key cache (0: off): keys that keep signing earn tables
     /// (Ed25519 fixed-base tables, ML-DSA expanded keys) that make their verifications
@@ -56,6 +58,10 @@ pub struct VerifyArgs {
     /// Lines (or Parquet rows) read and verified per chunk (bounds memory; at least 1).
     #[arg(long, default_value_t = 65_536, value_parser = crate::args::parse_at_least_one)]
     chunk: usize,
+    /// Exit 1 when any line (or row) is invalid or malformed, after writing every
+    /// verdict; without it the exit status says only that the run completed.
+    #[arg(long)]
+    fail_on_invalid: bool,
     /// No summary on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -98,7 +104,9 @@ pub(crate) fn parse_fields(line: &[u8], epoch: bool, signature: bool) -> Parsed 
         Ok(Parsed::Item {
             public_key: field(obj, "public_key")?,
             message: field(obj, "message")?,
-            signature: if signature || obj.contains_key("signature") {
+            // Where the signature is not read (`verify-aggregate`), a line may carry one
+            // or not, well formed or not.
+            signature: if signature {
                 field(obj, "signature")?
             } else {
                 Vec::new()
@@ -125,6 +133,9 @@ pub(crate) fn parse_fields(line: &[u8], epoch: bool, signature: bool) -> Parsed 
     })();
     parsed.unwrap_or_else(|e| Parsed::Malformed(format!("malformed input: {e}")))
 }
+
+/// The UTF-8 byte-order mark.
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 #[derive(Default)]
 struct Tally {
@@ -179,9 +190,15 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
                 output.display()
             );
         }
-        return Ok(true);
+        return Ok(!(args.fail_on_invalid && tally.invalid > 0));
     }
     let reader: Box<dyn BufRead> = match &args.input {
+        Some(path) if path.is_dir() => {
+            return Err(CliError::io(format!(
+                "cannot read {}: a directory, not a file of JSON Lines",
+                path.display()
+            )))
+        }
         Some(path) => {
             Box::new(BufReader::new(File::open(path).map_err(|e| {
                 CliError::io(format!("cannot read {}: {e}", path.display()))
@@ -216,7 +233,7 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
             engine.backend()
         );
     }
-    Ok(true)
+    Ok(!(args.fail_on_invalid && tally.invalid + tally.malformed > 0))
 }
 
 fn stream(
@@ -242,6 +259,12 @@ fn stream(
                 break;
             }
             let body = line.strip_suffix(b"\n").unwrap_or(&line);
+            // A UTF-8 byte-order mark (editors on Windows write one) is not part of the
+            // first line's JSON.
+            let body = match tally.lines + parsed.len() {
+                0 => body.strip_prefix(UTF8_BOM).unwrap_or(body),
+                _ => body,
+            };
             let body = body.strip_suffix(b"\r").unwrap_or(body);
             parsed.push(parse_line(body, epoch));
         }
