@@ -21,6 +21,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"unsafe"
 )
@@ -113,8 +114,18 @@ func call(f func() C.int) error {
 
 // NewEngine creates an engine.
 func NewEngine(cfg Config) (*Engine, error) {
-	if cfg.Workers < 0 || cfg.BatchSize < 0 {
-		return nil, errors.New("linesig: Workers and BatchSize must not be negative")
+	// Range-checked before narrowing to the C ABI's uint32: 1<<32 + 3 must not become 3.
+	for _, field := range []struct {
+		name  string
+		value int
+	}{{"Workers", cfg.Workers}, {"BatchSize", cfg.BatchSize}} {
+		if field.value < 0 || uint64(field.value) > math.MaxUint32 {
+			return nil, &Error{
+				Status: int(C.LINESIG_STATUS_INVALID_CONFIG),
+				Kind:   C.GoString(C.linesig_status_message(C.LINESIG_STATUS_INVALID_CONFIG)),
+				Reason: fmt.Sprintf("%s is %d: 0 (the default) or a positive count that fits 32 bits", field.name, field.value),
+			}
+		}
 	}
 	c := C.LinesigConfig{
 		scheme:          C.uint32_t(cfg.Scheme),

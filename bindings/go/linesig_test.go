@@ -80,6 +80,10 @@ func TestErrors(t *testing.T) {
 		{Config{Scheme: 99}, "unknown scheme number 99"},
 		{Config{Scheme: MLDSA44, Policy: Zip215}, "policy 1 is an Ed25519 policy; mldsa44 takes none"},
 		{Config{KeyCacheBytes: 1000}, "a key cache of 1000 bytes holds no key table"},
+		// Checked before narrowing to 32 bits, with the field named.
+		{Config{Workers: -1}, "Workers is -1"},
+		{Config{Workers: 1<<32 + 3}, "Workers is 4294967299"},
+		{Config{BatchSize: -5}, "BatchSize is -5"},
 	} {
 		_, err := NewEngine(c.cfg)
 		var le *Error

@@ -31,6 +31,22 @@ fn instance(scheme: &str) -> PyResult<Instance> {
         .map_err(|e: linesig::UnknownName| PyValueError::new_err(e.to_string()))
 }
 
+/// Each epoch as the item's 4-byte context, range-checked here so that a bad one is a
+/// `ValueError` naming its index rather than pyo3's bare `OverflowError`.
+fn epoch_contexts(epochs: &[i64]) -> PyResult<Vec<[u8; 4]>> {
+    epochs
+        .iter()
+        .enumerate()
+        .map(|(index, &epoch)| {
+            u32::try_from(epoch).map(u32::to_le_bytes).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "epochs[{index}] is {epoch}: an epoch is in 0..2**32"
+                ))
+            })
+        })
+        .collect()
+}
+
 /// The items of equal-length columns; `signatures` may be absent (verification).
 fn items<'a>(
     public_keys: &'a [Vec<u8>],
@@ -60,11 +76,11 @@ pub fn leansig_aggregate<'py>(
     public_keys: Vec<Vec<u8>>,
     messages: Vec<Vec<u8>>,
     signatures: Vec<Vec<u8>>,
-    epochs: Vec<u32>,
+    epochs: Vec<i64>,
     scheme: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let instance = instance(scheme)?;
-    let epochs: Vec<[u8; 4]> = epochs.iter().map(|e| e.to_le_bytes()).collect();
+    let epochs = epoch_contexts(&epochs)?;
     let items = items(&public_keys, &messages, Some(&signatures), &epochs)?;
     match py.detach(|| aggregate::prove(instance, &items)) {
         Ok(proof) => Ok(PyBytes::new(py, &proof.bytes)),
@@ -83,12 +99,12 @@ pub fn leansig_verify_aggregate(
     py: Python<'_>,
     public_keys: Vec<Vec<u8>>,
     messages: Vec<Vec<u8>>,
-    epochs: Vec<u32>,
+    epochs: Vec<i64>,
     proof: Vec<u8>,
     scheme: &str,
 ) -> PyResult<()> {
     let instance = instance(scheme)?;
-    let epochs: Vec<[u8; 4]> = epochs.iter().map(|e| e.to_le_bytes()).collect();
+    let epochs = epoch_contexts(&epochs)?;
     let items = items(&public_keys, &messages, None, &epochs)?;
     py.detach(|| aggregate::verify_aggregate(instance, &items, &proof))
         .map_err(|e| InvalidAggregate::new_err(e.to_string()))

@@ -9,6 +9,7 @@
 //!   (num-bigint conversion) and are held as `rug::Integer`s inside.
 //! - leanSig aggregation (`leansig`): `linesig.leansig.aggregate` / `verify_aggregate`.
 
+mod ed25519;
 mod engine;
 mod leansig;
 mod mldsa;
@@ -284,6 +285,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Engine>()?;
     leansig::register(m)?;
     mldsa::register(m)?;
+    ed25519::register(m)?;
     m.add_function(wrap_pyfunction!(engine::reason_names, m)?)?;
     m.add_class::<PublicKey>()?;
     m.add_class::<PrivateKey>()?;

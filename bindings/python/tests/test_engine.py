@@ -211,3 +211,21 @@ def test_leansig_vectors_follow_the_spec_with_the_epoch_as_context(scheme, file)
     assert list(as_array) == list(verdicts)
     with pytest.raises(ValueError):
         engine.verify(*columns, contexts=[-1] + [c["epoch"] for c in cases[1:]])
+
+
+def test_ed25519_helpers_sign_what_the_engine_verifies():
+    seed = bytes(range(32))
+    pk = linesig.ed25519.public_key(seed)
+    sig = linesig.ed25519.sign(seed, b"payload")
+    assert (len(pk), len(sig)) == (32, 64)
+    engine = linesig.Engine(policy="strict", workers=1)
+    valid = engine.verify([pk, pk], [b"payload", b"other"], [sig, sig])
+    assert list(valid) == [True, False]
+    # RFC 8032 7.1, TEST 1: the seed's public key and the empty message's signature.
+    rfc_seed = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+    assert linesig.ed25519.public_key(rfc_seed).hex() == (
+        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+    )
+    assert linesig.ed25519.sign(rfc_seed, b"").hex().startswith("e5564300c360ac72")
+    with pytest.raises(ValueError, match="seed is 3 bytes"):
+        linesig.ed25519.sign(b"abc", b"m")

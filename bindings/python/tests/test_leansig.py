@@ -69,3 +69,12 @@ def test_no_proof_for_a_signature_that_fails(signed):
     with pytest.raises(ValueError):
         leansig.aggregate(keys, messages[:-1], signatures, epochs)
     assert issubclass(leansig.AggregateError, ValueError) and linesig.leansig is leansig
+
+
+def test_an_epoch_out_of_range_names_its_index(signed, proof):
+    keys, messages, signatures, epochs = signed
+    for bad in (2**32, -1):
+        with pytest.raises(ValueError, match=r"epochs\[1\]"):
+            leansig.aggregate(keys, messages, signatures, [epochs[0], bad] + epochs[2:])
+        with pytest.raises(ValueError, match=r"epochs\[1\]"):
+            leansig.verify_aggregate(keys, messages, [epochs[0], bad] + epochs[2:], proof)

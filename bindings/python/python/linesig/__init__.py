@@ -8,12 +8,12 @@
 - ``linesig.leansig``: leanSig devnet-4 aggregation, one STARK proof for many
   signatures (``aggregate``, ``verify_aggregate``).
 - ``linesig.mldsa``: ML-DSA key generation from a seed and signing (``keygen``,
-  ``sign``).
+  ``sign``); ``linesig.ed25519``: an Ed25519 public key and signatures from a seed.
 """
 
-from . import _native, leansig, mldsa, paillier
+from . import _native, ed25519, leansig, mldsa, paillier
 from .engine import REASONS, Engine
 
 __version__: str = _native.__version__
 
-__all__ = ["Engine", "REASONS", "leansig", "mldsa", "paillier", "__version__"]
+__all__ = ["Engine", "REASONS", "ed25519", "leansig", "mldsa", "paillier", "__version__"]
