@@ -171,6 +171,8 @@ pub enum ProofFormatError {
     UnsupportedVersion { found: u8 },
     #[error("malformed proof body: {0}")]
     Malformed(String),
+    #[error("truncated proof: its bytes end before its body does")]
+    Truncated,
     #[error("{0} bytes after the end of the proof")]
     TrailingBytes(usize),
 }
@@ -214,7 +216,14 @@ pub fn decode(bytes: &[u8]) -> Result<(u32, StarkProof), ProofFormatError> {
     let proof: StarkProof = body_options()
         .with_limit(body.len() as u64)
         .deserialize_from(&mut rest)
-        .map_err(|e| ProofFormatError::Malformed(e.to_string()))?;
+        .map_err(|e| match *e {
+            // The limit is the bytes there are: a body that wants more is cut short.
+            bincode::ErrorKind::SizeLimit => ProofFormatError::Truncated,
+            bincode::ErrorKind::Io(ref io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+                ProofFormatError::Truncated
+            }
+            e => ProofFormatError::Malformed(e.to_string()),
+        })?;
     if !rest.is_empty() {
         return Err(ProofFormatError::TrailingBytes(rest.len()));
     }

@@ -119,6 +119,7 @@ pub unsafe extern "C" fn linesig_mldsa_sign(
             mldsa::sign(parameter_set, signing_key, message, context, randomness).map_err(|e| {
                 let status = match e {
                     SignError::RejectionSampling => LinesigStatus::SigningFailed,
+                    SignError::MalformedSigningKey { .. } => LinesigStatus::BadKey,
                     _ => LinesigStatus::BadLength,
                 };
                 Failure::new(status, e.to_string())

@@ -329,6 +329,40 @@ fn signing_rejects_bad_inputs_with_typed_errors() {
         ),
         Err(mldsa::SignError::ContextTooLong(256))
     );
+    // A key KeyGen cannot make (s1's coefficients unpack outside [-eta, eta]) is refused;
+    // every key KeyGen makes signs, for every parameter set.
+    for ps in [
+        ParameterSet::MlDsa44,
+        ParameterSet::MlDsa65,
+        ParameterSet::MlDsa87,
+    ] {
+        let ones = vec![0xff; ps.signing_key_len()];
+        assert!(
+            matches!(
+                mldsa::sign(ps, &ones, b"m", b"", [0; 32]),
+                Err(mldsa::SignError::MalformedSigningKey { index: 0, .. })
+            ),
+            "{ps}"
+        );
+        for seed in 0..8u8 {
+            let pair = mldsa::generate_key_pair(ps, [seed; 32]);
+            assert!(mldsa::sign(ps, &pair.signing_key, b"m", b"", [0; 32]).is_ok());
+            // One out-of-range coefficient in s2's last polynomial is found too.
+            let mut bad = pair.signing_key.clone();
+            let eta4 = ps == ParameterSet::MlDsa65;
+            let (k, l) = match ps {
+                ParameterSet::MlDsa44 => (4, 4),
+                ParameterSet::MlDsa65 => (6, 5),
+                ParameterSet::MlDsa87 => (8, 7),
+            };
+            let last = 128 + (k + l) * 32 * if eta4 { 4 } else { 3 } - 1;
+            bad[last] = 0xff;
+            assert!(matches!(
+                mldsa::sign(ps, &bad, b"m", b"", [0; 32]),
+                Err(mldsa::SignError::MalformedSigningKey { .. })
+            ));
+        }
+    }
     assert_eq!(
         "ML-DSA-65".parse::<Scheme>(),
         Ok(Scheme::MlDsa(ParameterSet::MlDsa65))

@@ -253,6 +253,11 @@ pub enum SignError {
     #[error("context is {0} bytes; FIPS 204 allows at most 255")]
     ContextTooLong(usize),
     #[error(
+        "the signing key is malformed: coefficient {index} of s1 or s2 unpacks outside [-{eta}, {eta}] \
+         (FIPS 204 skDecode); it is not a key KeyGen makes"
+    )]
+    MalformedSigningKey { index: usize, eta: u32 },
+    #[error(
         "signing gave up after too many rejection-sampling rounds (retry with other randomness)"
     )]
     RejectionSampling,
@@ -300,12 +305,44 @@ pub fn sign(
         expected: parameter_set.signing_key_len(),
         got: signing_key.len(),
     };
+    if signing_key.len() != parameter_set.signing_key_len() {
+        return Err(bad_length());
+    }
+    check_secret_vectors(parameter_set, signing_key)?;
     with_parameter_set!(parameter_set, m => {
         let key = MLDSASigningKey::new(signing_key.try_into().map_err(|_| bad_length())?);
         m::sign(&key, message, context, randomness)
             .map(|sig| sig.as_ref().to_vec())
             .map_err(|_| SignError::RejectionSampling)
     })
+}
+
+/// skDecode's range check (FIPS 204 Algorithm 25, whose BitUnpack of s1 and s2 can yield
+/// values outside [−η, η] on bytes KeyGen never makes): each coefficient is packed as
+/// η − c in bitlen(2η) bits (3 for η = 2, 4 for η = 4), so a packed value above 2η is
+/// a malformed key. libcrux signs with such a key without complaint.
+fn check_secret_vectors(parameter_set: ParameterSet, signing_key: &[u8]) -> Result<(), SignError> {
+    let params = parameter_set.params();
+    let eta: u32 = match parameter_set {
+        ParameterSet::MlDsa65 => 4,
+        ParameterSet::MlDsa44 | ParameterSet::MlDsa87 => 2,
+    };
+    let bits = if eta == 4 { 4 } else { 3 };
+    // ρ (32) ‖ K (32) ‖ tr (64), then s1 (l polynomials) and s2 (k), 32·bits bytes each.
+    let start = 128;
+    let len = (params.l + params.k) * 32 * bits;
+    let packed = &signing_key[start..start + len];
+    let coefficients = len * 8 / bits;
+    for index in 0..coefficients {
+        let bit = index * bits;
+        let pair =
+            u16::from(packed[bit / 8]) | u16::from(*packed.get(bit / 8 + 1).unwrap_or(&0)) << 8;
+        let value = u32::from(pair >> (bit % 8)) & ((1 << bits) - 1);
+        if value > 2 * eta {
+            return Err(SignError::MalformedSigningKey { index, eta });
+        }
+    }
+    Ok(())
 }
 
 fn reject(error: VerificationError) -> Reject {
