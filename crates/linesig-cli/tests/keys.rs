@@ -268,3 +268,27 @@ fn keygen_and_sign_make_signatures_verify_accepts() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A key whose trees would take hours is refused with the estimate unless `--yes`.
+#[test]
+fn a_keygen_of_hours_is_refused_with_its_estimate() {
+    let dir = scratch("keygen-estimate");
+    let key = dir.join("big.key");
+    let out = linesig(
+        &[
+            "keygen",
+            "--scheme",
+            "leansig-devnet4",
+            "--out",
+            key.to_str().unwrap(),
+            "--active-epochs",
+            "4294967295",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("hours") && err.contains("--yes"), "{err}");
+    assert!(!key.exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
