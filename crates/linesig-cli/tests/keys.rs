@@ -23,16 +23,6 @@ fn linesig(args: &[&str], crash_at: Option<&str>) -> Output {
     command.output().expect("run linesig")
 }
 
-fn ok(args: &[&str]) -> Output {
-    let out = linesig(args, None);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("linesig-{name}-{}", std::process::id()));
@@ -45,16 +35,19 @@ fn scratch(name: &str) -> PathBuf {
 fn l18_key(dir: &Path) -> String {
     let key = dir.join("l18.key");
     let key = key.to_str().unwrap().to_string();
-    ok(&[
-        "keygen",
-        "--scheme",
-        "leansig-l18",
-        "--out",
-        &key,
-        "--seed",
-        "9",
-        "-q",
-    ]);
+    linesig_ok(
+        &[
+            "keygen",
+            "--scheme",
+            "leansig-l18",
+            "--out",
+            &key,
+            "--seed",
+            "9",
+            "-q",
+        ],
+        None,
+    );
     key
 }
 
@@ -72,7 +65,7 @@ fn epochs(text: &[u8]) -> Vec<u64> {
 
 /// The epoch the next plain `sign` takes.
 fn next_epoch(key: &str) -> u64 {
-    let out = ok(&["sign", "--key", key, "-q"]);
+    let out = linesig_ok(&["sign", "--key", key, "-q"], None);
     let signed = epochs(&out.stdout);
     assert_eq!(signed.len(), 1);
     signed[0]

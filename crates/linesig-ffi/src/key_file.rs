@@ -72,7 +72,7 @@ pub unsafe extern "C" fn linesig_leansig_key_file_create(
     guarded(|| {
         // SAFETY: the caller's promises.
         let (key, path) = unsafe { (key_ref(key)?, path_of(path)?) };
-        save_new(&path, key).map_err(file_failure)
+        save_new(&path, key).map(drop).map_err(file_failure)
     })
 }
 

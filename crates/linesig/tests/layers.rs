@@ -191,11 +191,16 @@ fn crate_relative(file: &Path, src: &Path, text: &str) -> String {
         depth -= 1;
     }
     let to_root = "super::".repeat(depth);
+    without_comments(text).replace(&to_root, "crate::")
+}
+
+/// `text` with each line cut at its `//` (comments and doc comments, whose paths are
+/// links, not imports).
+fn without_comments(text: &str) -> String {
     text.lines()
         .map(|line| line.split("//").next().unwrap_or(""))
         .collect::<Vec<_>>()
         .join("\n")
-        .replace(&to_root, "crate::")
 }
 
 fn imports() -> BTreeMap<String, BTreeSet<String>> {
@@ -390,12 +395,7 @@ fn sibling_cycles(src: &str) -> Vec<(String, BTreeMap<String, BTreeSet<String>>)
         .filter(|f| f.extension().is_some_and(|e| e == "rs"))
     {
         let at = module_path(&file, src);
-        let text: String = std::fs::read_to_string(&file)
-            .unwrap()
-            .lines()
-            .map(|line| line.split("//").next().unwrap_or(""))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let text = without_comments(&std::fs::read_to_string(&file).unwrap());
         for named in named_paths(&non_test(&text), &at) {
             edges.push((at.clone(), named));
         }

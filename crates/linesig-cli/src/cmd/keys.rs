@@ -152,9 +152,7 @@ pub fn keygen(args: KeygenArgs) -> Result<bool, CliError> {
         args.active_epochs,
     )
     .map_err(|e| CliError::usage(e.to_string()))?;
-    let bytes_len = key.to_bytes().len();
-    let file = KeyFile::create(&args.out, key).map_err(key_file_error)?;
-    let key = file.key();
+    let bytes_len = keys::save_new(&args.out, &key).map_err(key_file_error)?;
     println!("{}", hex::encode(&public_key));
     if !args.quiet {
         let (active, prepared) = (key.activation_interval(), key.prepared_interval());

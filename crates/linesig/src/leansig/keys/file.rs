@@ -190,33 +190,16 @@ fn replace_durably(path: &Path, bytes: &[u8], create: bool) -> Result<File, KeyF
 }
 
 /// Write `key` to a new key file at `path`, durably (fsync of the file and of its
-/// directory); refused if `path` exists, so that no key is ever overwritten by another.
-pub fn save_new(path: &Path, key: &SecretKey) -> Result<(), KeyFileError> {
-    if path.exists() {
-        return Err(KeyFileError::Exists {
-            path: path.to_owned(),
-        });
-    }
-    replace_durably(path, &key.to_bytes(), true).map(drop)
+/// directory); refused if `path` exists (the hard link that names the file fails then,
+/// so two creators cannot both win), so that no key is ever overwritten by another.
+/// Returns the bytes written.
+pub fn save_new(path: &Path, key: &SecretKey) -> Result<usize, KeyFileError> {
+    let bytes = key.to_bytes();
+    replace_durably(path, &bytes, true)?;
+    Ok(bytes.len())
 }
 
 impl KeyFile {
-    /// Write a new key file at `path`, durably, and hold it locked; refused if `path`
-    /// exists.
-    pub fn create(path: &Path, key: SecretKey) -> Result<KeyFile, KeyFileError> {
-        if path.exists() {
-            return Err(KeyFileError::Exists {
-                path: path.to_owned(),
-            });
-        }
-        let file = replace_durably(path, &key.to_bytes(), true)?;
-        Ok(KeyFile {
-            path: path.to_owned(),
-            file,
-            key,
-        })
-    }
-
     /// Open and lock the key file at `path` (waiting while another signer holds it) and
     /// load the key on the backend `backend` picks for its instance. The lock is held
     /// until the `KeyFile` is dropped.
