@@ -118,9 +118,9 @@ func (v *BatchVerifier) check(publicKey, signature, context []byte) error {
 		if len(context) > 255 {
 			return badLength("an ML-DSA context is at most 255 bytes, not %d", len(context))
 		}
-	default: // leanSig
+	default: // leanSig, leanXMSS
 		if len(context) != 4 {
-			return badLength("a leanSig item's context is its epoch (4 bytes, LeanSigEpoch), not %d bytes", len(context))
+			return badLength("a leanSig or leanXMSS item's context is its epoch (4 bytes, LeanSigEpoch), not %d bytes", len(context))
 		}
 	}
 	return nil
@@ -183,7 +183,8 @@ func (v *BatchVerifier) VerifyReasons() ([]uint8, error) {
 	return codes, err
 }
 
-// LeanSigEpoch is a leanSig item's context: its epoch, four bytes little-endian.
+// LeanSigEpoch is a leanSig or leanXMSS item's context: its epoch, four bytes
+// little-endian.
 func LeanSigEpoch(epoch uint32) []byte {
 	return binary.LittleEndian.AppendUint32(nil, epoch)
 }

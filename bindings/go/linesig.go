@@ -1,9 +1,9 @@
 // Package linesig verifies batches of signatures on all cores through linesig's C ABI:
 // one verdict per item, bit-exact with the chain's reference (Ed25519 policies for
-// Solana today, SIMD-0376 and ZIP-215; ML-DSA-44/65/87; leanSig), either a slice at a
+// Solana today, SIMD-0376 and ZIP-215; ML-DSA-44/65/87; leanSig; leanXMSS), either a slice at a
 // time (Engine.Verify) or in the batch-verifier shape Go validators call (BatchVerifier:
 // Add, then Verify() (bool, []bool)), and makes ML-DSA keys and signatures (MLDSAKeyGen,
-// MLDSASign). A failed call returns an *Error with the C ABI's status and linesig's
+// MLDSASign) and leanXMSS keys that sign each epoch once (LeanXMSSKeyGen). A failed call returns an *Error with the C ABI's status and linesig's
 // reason.
 //
 // Build the static library first (from the repository root):
@@ -38,6 +38,8 @@ const (
 	LeanSigDevnet4 Scheme = C.LINESIG_SCHEME_LEANSIG_DEVNET4
 	LeanSigL18     Scheme = C.LINESIG_SCHEME_LEANSIG_L18
 	LeanSigL32     Scheme = C.LINESIG_SCHEME_LEANSIG_L32
+	// LeanXMSS is the lean devnets' BLAKE2s XMSS; Context is the epoch as for leanSig.
+	LeanXMSS Scheme = C.LINESIG_SCHEME_LEANXMSS
 )
 
 // Policy is an Ed25519 acceptance rule.

@@ -1,4 +1,4 @@
-## linesig for Nim: batch verification (Ed25519, ML-DSA, leanSig), leanSig keys,
+## linesig for Nim: batch verification (Ed25519, ML-DSA, leanSig, leanXMSS), leanSig keys,
 ## signing and aggregation, ML-DSA keys and signing, over linesig's C ABI
 ## (crates/linesig-ffi, `include/linesig.h`).
 ##
@@ -86,7 +86,8 @@ type
   Scheme* = enum
     ## The C ABI's scheme numbers.
     ed25519 = 1, mldsa44 = 2, mldsa65 = 3, mldsa87 = 4,
-    leansigDevnet4 = 5, leansigL18 = 6, leansigL32 = 7
+    leansigDevnet4 = 5, leansigL18 = 6, leansigL32 = 7,
+    leanxmss = 8 ## the lean devnets' BLAKE2s XMSS; context: the epoch, as leanSig's
 
   Status* = enum
     ## The C ABI's status codes (`LINESIG_STATUS_*`).

@@ -41,6 +41,8 @@ enum class Scheme : uint32_t {
     leansig_devnet4 = LINESIG_SCHEME_LEANSIG_DEVNET4,
     leansig_l18 = LINESIG_SCHEME_LEANSIG_L18,
     leansig_l32 = LINESIG_SCHEME_LEANSIG_L32,
+    // leanXMSS, the lean devnets' BLAKE2s XMSS: the same epoch context as leanSig.
+    leanxmss = LINESIG_SCHEME_LEANXMSS,
 };
 
 // Ed25519 acceptance rules (docs/design.md §3).

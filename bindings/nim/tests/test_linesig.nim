@@ -54,6 +54,34 @@ suite "leanSig vectors":
       check one[0] != 0
       check reasonName(one[0]) in ["equation_failed", "non_canonical_encoding", "bad_length"]
 
+proc yamlFields(path: string): seq[(string, string)] =
+  ## A leanXMSS data.yaml's `key: value` lines, quotes and 0x dropped.
+  for line in readFile(path).splitLines:
+    let parts = line.strip.split(": ", maxsplit = 1)
+    if parts.len == 2:
+      result.add (parts[0], parts[1].strip(chars = {'\''}).replace("0x", ""))
+
+proc field(fields: seq[(string, string)], key: string): string =
+  for (k, v) in fields:
+    if k == key: return v
+  raise newException(KeyError, key)
+
+suite "leanXMSS vectors":
+  test "verify_valid, tampered and at another epoch":
+    let c = yamlFields(vectorsDir() / "leanxmss" / "verify" / "verify_valid" / "data.yaml")
+    let (key, msg, sig) = (unhex(c.field("public_key")), unhex(c.field("message")),
+                           unhex(c.field("signature")))
+    let epoch = uint32(parseInt(c.field("epoch")))
+    check publicKeyLen(leanxmss) == 32 and signatureLen(leanxmss) == 1208
+    var bad = sig
+    bad[0] = bad[0] xor 1
+    let engine = newEngine(leanxmss)
+    let verdicts = engine.verify([key, key, key], [msg, msg, msg], [sig, bad, sig],
+                                 [epochContext(epoch), epochContext(epoch), epochContext(epoch + 1)])
+    check verdicts[0] == 0
+    check reasonName(verdicts[1]) == "equation_failed"
+    check reasonName(verdicts[2]) == "equation_failed"
+
 suite "leanSig keys":
   test "sign, save, reload: the used epoch stays used":
     var seed = newSeq[byte](32)

@@ -8,10 +8,12 @@
 //!   calls on all cores with the GIL released. Integers cross the boundary as Python ints
 //!   (num-bigint conversion) and are held as `rug::Integer`s inside.
 //! - leanSig aggregation (`leansig`): `linesig.leansig.aggregate` / `verify_aggregate`.
+//! - leanXMSS keys (`leanxmss`): `linesig.leanxmss.SecretKey`.
 
 mod ed25519;
 mod engine;
 mod leansig;
+mod leanxmss;
 mod mldsa;
 
 use std::sync::{Arc, Mutex};
@@ -284,6 +286,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mulmod, m)?)?;
     m.add_class::<engine::Engine>()?;
     leansig::register(m)?;
+    leanxmss::register(m)?;
     mldsa::register(m)?;
     ed25519::register(m)?;
     m.add_function(wrap_pyfunction!(engine::reason_names, m)?)?;

@@ -50,12 +50,12 @@ enum Command {
     /// Check an aggregate proof against a JSON Lines list of (public_key, message, epoch).
     #[command(allow_negative_numbers = true)]
     VerifyAggregate(cmd::aggregate::VerifyAggregateArgs),
-    /// Make a leanSig secret key file and print its public key.
+    /// Make a leanSig or leanXMSS secret key file and print its public key.
     #[command(allow_negative_numbers = true)]
-    Keygen(cmd::keys::KeygenArgs),
-    /// Sign with a leanSig key file into JSON Lines that verify and aggregate read; the key file keeps the epochs used.
+    Keygen(cmd::signing::KeygenArgs),
+    /// Sign with a leanSig or leanXMSS key file into JSON Lines that verify (and aggregate) read; the key file keeps the epochs used.
     #[command(allow_negative_numbers = true)]
-    Sign(cmd::keys::SignArgs),
+    Sign(cmd::signing::SignArgs),
 }
 
 fn main() -> ExitCode {

@@ -236,7 +236,7 @@ fn keygen_and_sign_make_signatures_verify_accepts() {
     linesig_fails(
         &["sign", "--key", key_s, "--message", "abcd"],
         2,
-        "a leanSig message is 32",
+        "a leanSig or leanXMSS message is 32",
     );
     linesig_fails(
         &["sign", "--key", key_s, "--epoch", "1020", "--count", "10"],
@@ -283,5 +283,128 @@ fn a_keygen_of_hours_is_refused_with_its_estimate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("hours") && err.contains("--yes"), "{err}");
     assert!(!key.exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// leanXMSS through the CLI: keygen over a range, `sign` telling the key file apart by
+/// its magic, `verify` accepting the signatures and refusing a tampered one, concurrent
+/// signers never sharing an epoch, and the range's end refused.
+#[test]
+fn leanxmss_keygen_sign_verify() {
+    let dir = scratch("leanxmss-keys");
+    let key = dir.join("v.lxsk");
+    let key = key.to_str().unwrap();
+    let made = linesig_ok(
+        &[
+            "keygen",
+            "--scheme",
+            "leanxmss",
+            "--start",
+            "100",
+            "--active-epochs",
+            "40",
+            "--seed",
+            "3",
+            "--out",
+            key,
+            "-q",
+        ],
+        None,
+    );
+    let public_key = String::from_utf8(made.stdout).unwrap().trim().to_string();
+    assert_eq!(public_key.len(), 64);
+    linesig_fails(
+        &["keygen", "--scheme", "leanxmss", "--out", key],
+        2,
+        "exists",
+    );
+    linesig_fails(
+        &[
+            "keygen",
+            "--scheme",
+            "leanxmss",
+            "--start",
+            "4294967295",
+            "--active-epochs",
+            "2",
+            "--out",
+            "x.lxsk",
+        ],
+        2,
+        "passes the last epoch",
+    );
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            Command::new(env!("CARGO_BIN_EXE_linesig"))
+                .args([
+                    "sign",
+                    "--key",
+                    key,
+                    "--count",
+                    "2",
+                    "-q",
+                    "--seed",
+                    &i.to_string(),
+                ])
+                .env_remove("LINESIG_CRASH_AT")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut lines = Vec::new();
+    let mut seen = HashSet::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for epoch in epochs(&out.stdout) {
+            assert!(seen.insert(epoch), "epoch {epoch} signed twice");
+        }
+        lines.extend_from_slice(&out.stdout);
+    }
+    assert_eq!(seen, (100..108).collect::<HashSet<u64>>());
+    let first: Value =
+        serde_json::from_str(String::from_utf8_lossy(&lines).lines().next().unwrap()).unwrap();
+    assert_eq!(first["public_key"], Value::String(public_key));
+    // A tampered copy of the first signature, appended.
+    let mut tampered = first.clone();
+    let mut signature = tampered["signature"].as_str().unwrap().to_string();
+    signature.replace_range(0..2, if &signature[0..2] == "00" { "01" } else { "00" });
+    tampered["signature"] = Value::String(signature);
+    lines.extend_from_slice(format!("{tampered}\n").as_bytes());
+    let out = linesig_ok(&["verify", "--scheme", "leanxmss"], Some(&lines));
+    let verdicts = json_lines(&out);
+    assert_eq!(verdicts.len(), 9);
+    assert!(
+        verdicts[..8]
+            .iter()
+            .all(|v| v["valid"] == Value::Bool(true)),
+        "{verdicts:?}"
+    );
+    assert_eq!(
+        verdicts[8]["reason"],
+        Value::String("equation_failed".into())
+    );
+    linesig_fails(
+        &["sign", "--key", key, "--epoch", "101"],
+        2,
+        "next unused epoch",
+    );
+    linesig_fails(
+        &["sign", "--key", key, "--count", "40"],
+        2,
+        "not all inside",
+    );
+    std::fs::write(dir.join("bad.lxsk"), b"LXSK\x01\x00\x01").unwrap();
+    linesig_fails(
+        &["sign", "--key", dir.join("bad.lxsk").to_str().unwrap()],
+        3,
+        "bytes",
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

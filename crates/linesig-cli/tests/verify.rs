@@ -458,3 +458,48 @@ fn verify_reads_a_bom_and_names_a_directory() {
         dir.to_str().unwrap(),
     );
 }
+
+/// The leanXMSS spec's valid vector verifies through `linesig verify`; a tampered copy
+/// and the same signature at another epoch do not.
+#[test]
+fn leanxmss_spec_vector_verifies_and_tampered_does_not() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/vectors/leanxmss/verify/verify_valid/data.yaml"
+    );
+    let text = std::fs::read_to_string(path).expect("the leanXMSS vectors beside the checkout");
+    let field = |key: &str| -> String {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("{key}: ")))
+            .expect(key)
+            .trim_matches('\'')
+            .trim_start_matches("0x")
+            .to_string()
+    };
+    let (pk, message, signature) = (field("public_key"), field("message"), field("signature"));
+    let epoch: u32 = field("epoch").parse().unwrap();
+    let mut tampered = signature.clone();
+    tampered.replace_range(
+        1400..1402,
+        if &signature[1400..1402] == "00" {
+            "01"
+        } else {
+            "00"
+        },
+    );
+    let line = |sig: &str, epoch: u32| {
+        format!("{{\"public_key\":\"{pk}\",\"message\":\"{message}\",\"signature\":\"{sig}\",\"epoch\":{epoch}}}\n")
+    };
+    let input = [
+        line(&signature, epoch),
+        line(&tampered, epoch),
+        line(&signature, epoch + 1),
+    ]
+    .concat();
+    let out = linesig_ok(&["verify", "--scheme", "leanxmss"], Some(input.as_bytes()));
+    let valid: Vec<bool> = json_lines(&out)
+        .iter()
+        .map(|v| v["valid"].as_bool().unwrap())
+        .collect();
+    assert_eq!(valid, [true, false, false]);
+}

@@ -78,6 +78,9 @@ typedef enum LinesigScheme {
   LINESIG_SCHEME_LEANSIG_L18 = 6,
   // leanSig legacy, lifetime 2^32 (Poseidon2); epoch context.
   LINESIG_SCHEME_LEANSIG_L32 = 7,
+  // leanXMSS, the lean devnets' BLAKE2s XMSS (cryptography-specs `Xmss`): 32-byte
+  // keys, 1,208-byte signatures; epoch context.
+  LINESIG_SCHEME_LEANXMSS = 8,
 } LinesigScheme;
 
 // An engine: worker pool and configuration. Opaque to C.
@@ -89,6 +92,13 @@ typedef struct LinesigLeansigKey LinesigLeansigKey;
 // A leanSig key file, locked by this handle until `linesig_leansig_key_file_close`.
 // Opaque to C; one thread at a time.
 typedef struct LinesigLeansigKeyFile LinesigLeansigKeyFile;
+
+// A leanXMSS secret key with its signing state. Opaque to C; one thread at a time.
+typedef struct LinesigLeanxmssKey LinesigLeanxmssKey;
+
+// A leanXMSS key file, locked by this handle until `linesig_leanxmss_key_file_close`.
+// Opaque to C; one thread at a time.
+typedef struct LinesigLeanxmssKeyFile LinesigLeanxmssKeyFile;
 
 // Bytes linesig allocated for the caller (a secret key, a proof): free them with
 // `linesig_buffer_free`. Zeroed (null, 0) when a call fails.
@@ -137,6 +147,15 @@ typedef struct LinesigLeansigKeyInfo {
   // The lowest epoch the key may still sign.
   uint64_t next_epoch;
 } LinesigLeansigKeyInfo;
+
+// A leanXMSS key's range and the next epoch it may sign.
+typedef struct LinesigLeanxmssKeyInfo {
+  // The first and last epoch the key signs at (inclusive).
+  uint32_t epoch_start;
+  uint32_t epoch_end;
+  // The lowest epoch the key may still sign (`epoch_end + 1` once spent).
+  uint64_t next_epoch;
+} LinesigLeanxmssKeyInfo;
 
 #ifdef __cplusplus
 extern "C" {
@@ -400,6 +419,120 @@ int linesig_leansig_verify_aggregate(uint32_t scheme,
                                      const uint8_t *proof,
                                      size_t proof_len,
                                      size_t *failed_index);
+
+// Generate the key a 32-byte `seed` grows for epochs `epoch_start..=epoch_end` (the
+// spec's `keyGen`: the same seed and range give the same key), or, with `seed` null
+// and `seed_len` 0, a key from the operating system's randomness. Building its tree
+// costs 347 BLAKE2s compressions per epoch of the range. `EPOCH_OUT_OF_RANGE` for
+// `epoch_start > epoch_end`. On success `*out` owns the key (free with
+// `linesig_leanxmss_key_free`).
+//
+// # Safety
+// `seed` null or `seed_len` readable bytes; `out` writable storage for a pointer.
+int linesig_leanxmss_keygen(const uint8_t *seed,
+                            size_t seed_len,
+                            uint32_t epoch_start,
+                            uint32_t epoch_end,
+                            struct LinesigLeanxmssKey **out);
+
+// Free a key (null is ignored).
+//
+// # Safety
+// `key` null or from `linesig_leanxmss_keygen` / `linesig_leanxmss_key_from_bytes`, not
+// yet freed, not in use by another thread.
+void linesig_leanxmss_key_free(struct LinesigLeanxmssKey *key);
+
+// Write the key's 32-byte public key (Merkle root ‖ public parameter).
+//
+// # Safety
+// `key` a live key; `public_key` `public_key_len` writable bytes.
+int linesig_leanxmss_public_key(const struct LinesigLeanxmssKey *key,
+                                uint8_t *public_key,
+                                size_t public_key_len);
+
+// The key's range and next epoch.
+//
+// # Safety
+// `key` a live key; `info` writable.
+int linesig_leanxmss_key_info(const struct LinesigLeanxmssKey *key,
+                              struct LinesigLeanxmssKeyInfo *info);
+
+// Sign the 32-byte `message` at `epoch` into `signature` (1,208 bytes). The epoch must
+// be in the key's range (`EPOCH_OUT_OF_RANGE`) and at or after its next epoch
+// (`EPOCH_USED`); nothing is written otherwise. Save the key
+// (`linesig_leanxmss_key_to_bytes`) before the signature leaves.
+//
+// # Safety
+// `key` a live key, this thread only; `message` `message_len` readable bytes;
+// `signature` `signature_len` writable bytes.
+int linesig_leanxmss_sign(struct LinesigLeanxmssKey *key,
+                          uint32_t epoch,
+                          const uint8_t *message,
+                          size_t message_len,
+                          uint8_t *signature,
+                          size_t signature_len);
+
+// The key and its signing state as bytes (72), into `*out` (free with
+// `linesig_buffer_free`).
+//
+// # Safety
+// `key` a live key; `out` writable.
+int linesig_leanxmss_key_to_bytes(const struct LinesigLeanxmssKey *key, struct LinesigBuffer *out);
+
+// Load a key saved by `linesig_leanxmss_key_to_bytes`, rebuilding its tree. Bytes that
+// are foreign, truncated, altered or of another format version are `BAD_KEY`, with the
+// reason in `linesig_last_error_message`.
+//
+// # Safety
+// `bytes` `len` readable bytes; `out` writable storage for a pointer.
+int linesig_leanxmss_key_from_bytes(const uint8_t *bytes,
+                                    size_t len,
+                                    struct LinesigLeanxmssKey **out);
+
+// Write `key` to a new key file at `path` (NUL-terminated), durably. `IO_ERROR` if the
+// file exists (a key file is never overwritten) or cannot be written.
+//
+// # Safety
+// `key` a live key; `path` a NUL-terminated string.
+int linesig_leanxmss_key_file_create(const struct LinesigLeanxmssKey *key, const char *path);
+
+// Open the leanXMSS key file at `path` (NUL-terminated), waiting for its exclusive lock
+// while another handle or process holds it, and load the key. On success `*out` owns
+// the handle and its lock (release both with `linesig_leanxmss_key_file_close`).
+// `BAD_KEY` for a damaged or foreign file, `IO_ERROR` for one that cannot be read.
+//
+// # Safety
+// `path` a NUL-terminated string; `out` writable storage for a pointer.
+int linesig_leanxmss_key_file_open(const char *path, struct LinesigLeanxmssKeyFile **out);
+
+// Sign the 32-byte `message` at `epoch` into `signature` (1,208 bytes), saving the key
+// file durably before returning: when this returns `OK`, no later open of the file can
+// sign `epoch` again. Statuses as `linesig_leanxmss_sign`'s; `IO_ERROR` if the save
+// failed (no signature is written; the epoch counts as used by this handle).
+//
+// # Safety
+// `file` an open handle, this thread only; `message` `message_len` readable bytes;
+// `signature` `signature_len` writable bytes.
+int linesig_leanxmss_key_file_sign(struct LinesigLeanxmssKeyFile *file,
+                                   uint32_t epoch,
+                                   const uint8_t *message,
+                                   size_t message_len,
+                                   uint8_t *signature,
+                                   size_t signature_len);
+
+// The key's range and next epoch, as `linesig_leanxmss_key_info`.
+//
+// # Safety
+// `file` an open handle; `info` writable.
+int linesig_leanxmss_key_file_info(struct LinesigLeanxmssKeyFile *file,
+                                   struct LinesigLeanxmssKeyInfo *info);
+
+// Close the handle and release its lock (null is ignored).
+//
+// # Safety
+// `file` null or from `linesig_leanxmss_key_file_open`, not yet closed, not in use by
+// another thread.
+void linesig_leanxmss_key_file_close(struct LinesigLeanxmssKeyFile *file);
 
 // The size in bytes of an ML-DSA signing key (0 for a scheme that is not ML-DSA):
 // 2,560, 4,032 or 4,896.

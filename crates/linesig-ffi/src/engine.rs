@@ -55,6 +55,7 @@ fn scheme_of(config: &LinesigConfig) -> Result<Scheme, Failure> {
         Ok(SchemeNumber::Ed25519) => return Ok(Scheme::Ed25519(policy)),
         Ok(SchemeNumber::MlDsa(p)) => Scheme::MlDsa(p),
         Ok(SchemeNumber::LeanSig(i)) => Scheme::LeanSig(i),
+        Ok(SchemeNumber::LeanXmss(i)) => Scheme::LeanXmss(i),
         // An engine's configuration error keeps its status of old: InvalidConfig.
         Err(failure) => return Err(invalid(failure.message)),
     };

@@ -20,8 +20,16 @@ pub struct LinesigLeansigKeyFile {
 }
 
 fn file_failure(e: KeyFileError) -> Failure {
+    file_failure_with(e)
+}
+
+/// A key file's error, of any scheme's key format, as the C ABI's status: a damaged or
+/// foreign key is `BAD_KEY`, everything else `IO_ERROR`.
+pub(crate) fn file_failure_with<E: std::error::Error>(
+    e: linesig::key_file::KeyFileError<E>,
+) -> Failure {
     let status = match e {
-        KeyFileError::Format { .. } => LinesigStatus::BadKey,
+        linesig::key_file::KeyFileError::Format { .. } => LinesigStatus::BadKey,
         _ => LinesigStatus::IoError,
     };
     Failure::new(status, e.to_string())
@@ -29,7 +37,7 @@ fn file_failure(e: KeyFileError) -> Failure {
 
 /// # Safety
 /// `path` null or a NUL-terminated string.
-unsafe fn path_of(path: *const c_char) -> Result<PathBuf, Failure> {
+pub(crate) unsafe fn path_of(path: *const c_char) -> Result<PathBuf, Failure> {
     if path.is_null() {
         return Err(null("path"));
     }

@@ -5,6 +5,8 @@
 //!   per item: 0 valid, else the reason code), free the engine;
 //! - [`leansig`]: key generation over an activation interval, signing, preparation, the
 //!   secret key saved to bytes and loaded back, aggregation and its verification;
+//! - [`leanxmss`]: key generation over an epoch range, signing each epoch once, the
+//!   secret key to and from bytes, and key files;
 //! - [`mldsa`]: key generation from a seed and signing (deterministic or hedged, with a
 //!   context).
 //!
@@ -20,6 +22,7 @@ pub mod ed25519;
 pub mod engine;
 pub mod key_file;
 pub mod leansig;
+pub mod leanxmss;
 pub mod mldsa;
 
 use linesig::leansig::Instance;
@@ -147,6 +150,9 @@ pub enum LinesigScheme {
     LeansigL18 = 6,
     /// leanSig legacy, lifetime 2^32 (Poseidon2); epoch context.
     LeansigL32 = 7,
+    /// leanXMSS, the lean devnets' BLAKE2s XMSS (cryptography-specs `Xmss`): 32-byte
+    /// keys, 1,208-byte signatures; epoch context.
+    Leanxmss = 8,
 }
 
 /// One byte string: `len` bytes at `ptr` (`ptr` may be null when `len` is 0).
@@ -377,6 +383,7 @@ pub(crate) enum SchemeNumber {
     Ed25519,
     MlDsa(ParameterSet),
     LeanSig(Instance),
+    LeanXmss(linesig::leanxmss::Instance),
 }
 
 pub(crate) fn scheme_number(scheme: u32) -> Result<SchemeNumber, Failure> {
@@ -388,10 +395,11 @@ pub(crate) fn scheme_number(scheme: u32) -> Result<SchemeNumber, Failure> {
         5 => SchemeNumber::LeanSig(Instance::Devnet4),
         6 => SchemeNumber::LeanSig(Instance::L18),
         7 => SchemeNumber::LeanSig(Instance::L32),
+        8 => SchemeNumber::LeanXmss(linesig::leanxmss::Instance::Spec),
         other => {
             return Err(Failure::new(
                 LinesigStatus::UnknownScheme,
-                format!("unknown scheme number {other} (1 ed25519, 2–4 mldsa44/65/87, 5–7 leansig-devnet4/l18/l32)"),
+                format!("unknown scheme number {other} (1 ed25519, 2–4 mldsa44/65/87, 5–7 leansig-devnet4/l18/l32, 8 leanxmss)"),
             ))
         }
     })
@@ -402,6 +410,7 @@ fn scheme_name(scheme: u32) -> &'static str {
         Ok(SchemeNumber::Ed25519) => "ed25519",
         Ok(SchemeNumber::MlDsa(p)) => p.name(),
         Ok(SchemeNumber::LeanSig(i)) => i.name(),
+        Ok(SchemeNumber::LeanXmss(i)) => i.name(),
         Err(_) => "unknown",
     }
 }
@@ -413,6 +422,7 @@ pub extern "C" fn linesig_public_key_len(scheme: u32) -> usize {
         Ok(SchemeNumber::Ed25519) => linesig::wire::KEY_LEN,
         Ok(SchemeNumber::MlDsa(p)) => p.public_key_len(),
         Ok(SchemeNumber::LeanSig(i)) => i.public_key_len(),
+        Ok(SchemeNumber::LeanXmss(_)) => linesig::leanxmss::PUBLIC_KEY_BYTES,
         Err(_) => 0,
     }
 }
@@ -424,6 +434,7 @@ pub extern "C" fn linesig_signature_len(scheme: u32) -> usize {
         Ok(SchemeNumber::Ed25519) => linesig::wire::SIGNATURE_LEN,
         Ok(SchemeNumber::MlDsa(p)) => p.signature_len(),
         Ok(SchemeNumber::LeanSig(i)) => i.signature_len(),
+        Ok(SchemeNumber::LeanXmss(_)) => linesig::leanxmss::SIGNATURE_BYTES,
         Err(_) => 0,
     }
 }
@@ -450,7 +461,7 @@ static NAMES: LazyLock<Names> = LazyLock::new(|| {
             .map(|r| (r.code(), c(r.as_str())))
             .collect(),
         backends: Backend::ALL.iter().map(|b| (*b, c(b.name()))).collect(),
-        schemes: (1..=7).map(|s| (s, c(scheme_name(s)))).collect(),
+        schemes: (1..=8).map(|s| (s, c(scheme_name(s)))).collect(),
     }
 });
 

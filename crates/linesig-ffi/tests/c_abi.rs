@@ -100,6 +100,12 @@ fn c_signing_error_paths_return_status_codes() {
 /// The signing example: keys made, saved and reloaded, signatures verified by an
 /// engine, an aggregate proved and checked, ML-DSA hedged and deterministic, Ed25519.
 #[test]
+fn c_leanxmss_keys_sign_and_verify() {
+    let stdout = compile_and_run_ok("tests/leanxmss.c", "leanxmss");
+    assert!(stdout.contains("each epoch once"), "{stdout}");
+}
+
+#[test]
 fn c_signing_example_runs() {
     let stdout = compile_and_run_ok("examples/sign.c", "sign");
     for line in [

@@ -13,9 +13,12 @@
 //!   implemented over, each with its safety argument made once: [`u32x8::U32x8`] and
 //!   [`u64x4::U64x4`] (AVX2), [`u32x16::U32x16`] and [`u64x8::U64x8`] (AVX-512F); and
 //!   the raw lane shims more than one scheme shares.
+//! - [`arx`]: the add-rotate-xor lanes of BLAKE2s and BLAKE3 (their shared quarter-round),
+//!   written once as element-wise loops that each kernel compiles for its features.
 //! - [`UnknownName`]: the error every linesig crate gives for a name it does not know
 //!   (a scheme, a backend's path, a Paillier kernel).
 
+pub mod arx;
 pub mod cpu;
 mod name;
 mod path;

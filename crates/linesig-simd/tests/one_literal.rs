@@ -67,7 +67,13 @@ fn the_cpu_is_asked_only_in_cpu_rs() {
 #[test]
 fn the_scan_sees_the_paths() {
     let paths = sites("isa_path!(\"", "linesig-simd/src/path.rs");
-    for expected in ["ed25519", "mldsa", "leansig", "linesig-paillier"] {
+    for expected in [
+        "ed25519",
+        "mldsa",
+        "leansig",
+        "leanxmss",
+        "linesig-paillier",
+    ] {
         assert!(
             paths.iter().any(|site| site.contains(expected)),
             "no isa_path! found under {expected}: {paths:#?}"

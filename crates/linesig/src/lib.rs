@@ -25,8 +25,8 @@
 // Below every module here: the linesig-simd crate (CPU detection, ISA paths).
 //
 // Layers, each importing only from those above it (`tests/layers.rs` checks this
-// order): `verdict`, `backend`, `table_pool` → `error` → `item` → `grouping`,
-// `key_cache` → `verifier` → `ed25519`, `mldsa`, `leansig`, `wire` → `scheme` →
+// order): `verdict`, `backend`, `table_pool`, `key_file` → `error` → `item` → `grouping`,
+// `key_cache` → `verifier` → `ed25519`, `mldsa`, `leansig`, `leanxmss`, `wire` → `scheme` →
 // `engine`.
 mod backend;
 pub mod ed25519;
@@ -35,8 +35,12 @@ mod error;
 mod grouping;
 pub mod item;
 mod key_cache;
+#[cfg(any(feature = "leansig", feature = "leanxmss"))]
+pub mod key_file;
 #[cfg(feature = "leansig")]
 pub mod leansig;
+#[cfg(feature = "leanxmss")]
+pub mod leanxmss;
 #[cfg(feature = "mldsa")]
 pub mod mldsa;
 mod scheme;

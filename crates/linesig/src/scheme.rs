@@ -10,12 +10,14 @@ use crate::error::{PolicyNotApplicable, UnknownName};
 use crate::item::Item;
 #[cfg(feature = "leansig")]
 use crate::leansig;
+#[cfg(feature = "leanxmss")]
+use crate::leanxmss;
 #[cfg(feature = "mldsa")]
 use crate::mldsa;
 use crate::verdict::Verdict;
 use crate::verifier::SchemeVerifier;
 use linesig_simd::Isa;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// `$body` with `$v` bound to `$scheme`'s parameter value: an Ed25519 [`Policy`], an
 /// ML-DSA [`mldsa::ParameterSet`] or a leanSig [`leansig::Instance`], each a
@@ -28,6 +30,8 @@ macro_rules! dispatch {
             $crate::Scheme::MlDsa($v) => $body,
             #[cfg(feature = "leansig")]
             $crate::Scheme::LeanSig($v) => $body,
+            #[cfg(feature = "leanxmss")]
+            $crate::Scheme::LeanXmss($v) => $body,
         }
     };
 }
@@ -46,6 +50,10 @@ pub enum Scheme {
     /// epoch, four bytes little-endian ([`leansig::epoch_context`]) (feature `leansig`).
     #[cfg(feature = "leansig")]
     LeanSig(leansig::Instance),
+    /// leanXMSS (the lean devnets' BLAKE2s XMSS): the item's context is the epoch, four
+    /// bytes little-endian, as for leanSig (feature `leanxmss`).
+    #[cfg(feature = "leanxmss")]
+    LeanXmss(leanxmss::Instance),
 }
 
 impl Scheme {
@@ -84,7 +92,7 @@ impl Scheme {
 impl std::str::FromStr for Scheme {
     type Err = UnknownName;
     /// `ed25519` (policy `strict`; pick another with [`Scheme::Ed25519`]), `mldsa44`,
-    /// `mldsa65`, `mldsa87`, `leansig-devnet4`, `leansig-l18`, `leansig-l32`.
+    /// `mldsa65`, `mldsa87`, `leansig-devnet4`, `leansig-l18`, `leansig-l32`, `leanxmss`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.eq_ignore_ascii_case("ed25519") {
             return Ok(Scheme::Ed25519(Policy::Strict));
@@ -93,23 +101,45 @@ impl std::str::FromStr for Scheme {
         if let Ok(instance) = s.parse::<leansig::Instance>() {
             return Ok(Scheme::LeanSig(instance));
         }
+        #[cfg(feature = "leanxmss")]
+        if let Ok(instance) = s.parse::<leanxmss::Instance>() {
+            return Ok(Scheme::LeanXmss(instance));
+        }
         #[cfg(feature = "mldsa")]
         if let Ok(set) = s.parse::<mldsa::ParameterSet>() {
             return Ok(Scheme::MlDsa(set));
         }
-        Err(UnknownName::new("scheme", s, SCHEME_NAMES))
+        Err(UnknownName::new("scheme", s, scheme_names()))
     }
 }
 
-/// The scheme names this build parses.
-const SCHEME_NAMES: &str = match (cfg!(feature = "mldsa"), cfg!(feature = "leansig")) {
-    (true, true) => "ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18, leansig-l32",
-    (true, false) => "ed25519, mldsa44, mldsa65, mldsa87 (leanSig: build with feature leansig)",
-    (false, true) => {
-        "ed25519, leansig-devnet4, leansig-l18, leansig-l32 (ML-DSA: build with feature mldsa)"
-    }
-    (false, false) => "ed25519 (ML-DSA, leanSig: build with features mldsa, leansig)",
-};
+/// The scheme names this build parses, and the features that would add the others.
+fn scheme_names() -> &'static str {
+    static NAMES: OnceLock<String> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let families = [
+            (true, "ed25519", "ed25519"),
+            (
+                cfg!(feature = "mldsa"),
+                "mldsa44, mldsa65, mldsa87",
+                "mldsa",
+            ),
+            (
+                cfg!(feature = "leansig"),
+                "leansig-devnet4, leansig-l18, leansig-l32",
+                "leansig",
+            ),
+            (cfg!(feature = "leanxmss"), "leanxmss", "leanxmss"),
+        ];
+        let built: Vec<&str> = families.iter().filter(|f| f.0).map(|f| f.1).collect();
+        let missing: Vec<&str> = families.iter().filter(|f| !f.0).map(|f| f.2).collect();
+        let mut names = built.join(", ");
+        if !missing.is_empty() {
+            names += &format!(" (others: build with features {})", missing.join(", "));
+        }
+        names
+    })
+}
 
 impl Default for Scheme {
     fn default() -> Self {

@@ -23,7 +23,7 @@ class Engine:
     """A verifier with its own worker pool.
 
     ``scheme``: ``ed25519`` (default), ``mldsa44``, ``mldsa65``, ``mldsa87``, or
-    ``leansig-devnet4``, ``leansig-l18``, ``leansig-l32`` (each item's context is its
+    ``leansig-devnet4``, ``leansig-l18``, ``leansig-l32``, ``leanxmss`` (each item's context is its
     epoch: an int, or ``epoch.to_bytes(4, "little")``; a numpy integer array works too,
     as ``linesig.leansig.aggregate`` and the CLI take epochs).
     ``policy`` (Ed25519 only): ``strict`` (Solana today, the default), ``zip215``
@@ -92,7 +92,7 @@ class Engine:
     ) -> "np.ndarray":
         """One reason code per item (uint8; 0 = valid), in input order."""
         columns = [_column(c) for c in (public_keys, messages, signatures)]
-        if contexts is not None and self.scheme.startswith("leansig"):
+        if contexts is not None and self.scheme.startswith(("leansig", "leanxmss")):
             contexts = _epoch_contexts(contexts)
         ctx = None if contexts is None else _column(contexts)
         codes = self._engine.verify_codes(*columns, ctx)

@@ -6,23 +6,25 @@
 //! the hot loops are `for` loops over them, not `array::from_fn` or iterator adapters, so
 //! that nothing leaves the kernel's features.
 
+use linesig_simd::arx::round;
+pub(crate) use linesig_simd::arx::{xor, IV};
+
 /// Inputs per compression.
 pub(crate) const LANES: usize = 16;
 /// BLAKE3's block and chunk, in bytes.
 pub(crate) const BLOCK: usize = 64;
 pub(crate) const CHUNK: usize = 1024;
-/// §2.1: the IV (SHA-256's), the domain flags, the message schedule.
-pub(crate) const IV: [u32; 8] = [
-    0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
-];
+/// §2.1: the domain flags, the message schedule.
 pub(crate) const CHUNK_START: u32 = 1;
 pub(crate) const CHUNK_END: u32 = 2;
 pub(crate) const PARENT: u32 = 4;
 pub(crate) const ROOT: u32 = 8;
 const PERMUTATION: [usize; 16] = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8];
+/// Round r reads the message words in the order of PERMUTATION applied r times.
+const IDENTITY: [usize; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 
 /// One 32-bit word per input.
-pub(crate) type Words = [u32; LANES];
+pub(crate) type Words = linesig_simd::arx::Words<LANES>;
 
 /// §2.2's compression of one block in every lane, its sixteen state words out (the
 /// chaining value is the first eight xor the last eight); `counter` is the chunk's index
@@ -45,16 +47,9 @@ pub(crate) fn compress(
     v[14] = [len; LANES];
     v[15] = [flags; LANES];
     let mut m = *block;
-    for round in 0..7 {
-        g(&mut v, 0, 4, 8, 12, m[0], m[1]);
-        g(&mut v, 1, 5, 9, 13, m[2], m[3]);
-        g(&mut v, 2, 6, 10, 14, m[4], m[5]);
-        g(&mut v, 3, 7, 11, 15, m[6], m[7]);
-        g(&mut v, 0, 5, 10, 15, m[8], m[9]);
-        g(&mut v, 1, 6, 11, 12, m[10], m[11]);
-        g(&mut v, 2, 7, 8, 13, m[12], m[13]);
-        g(&mut v, 3, 4, 9, 14, m[14], m[15]);
-        if round < 6 {
+    for round_index in 0..7 {
+        round(&mut v, &m, &IDENTITY);
+        if round_index < 6 {
             let before = m;
             for (word, &from) in m.iter_mut().zip(&PERMUTATION) {
                 *word = before[from];
@@ -80,44 +75,4 @@ pub(crate) fn compress_one(
         flags,
     );
     core::array::from_fn(|i| state[i][0] ^ state[i + 8][0])
-}
-
-/// §2.2's quarter-round G on columns or diagonals a, b, c, d.
-#[inline(always)]
-fn g(v: &mut [Words; 16], a: usize, b: usize, c: usize, d: usize, x: Words, y: Words) {
-    v[a] = add(add(v[a], v[b]), x);
-    v[d] = rotr(xor(v[d], v[a]), 16);
-    v[c] = add(v[c], v[d]);
-    v[b] = rotr(xor(v[b], v[c]), 12);
-    v[a] = add(add(v[a], v[b]), y);
-    v[d] = rotr(xor(v[d], v[a]), 8);
-    v[c] = add(v[c], v[d]);
-    v[b] = rotr(xor(v[b], v[c]), 7);
-}
-
-#[inline(always)]
-pub(crate) fn add(a: Words, b: Words) -> Words {
-    let mut out = a;
-    for (x, y) in out.iter_mut().zip(b) {
-        *x = x.wrapping_add(y);
-    }
-    out
-}
-
-#[inline(always)]
-pub(crate) fn xor(a: Words, b: Words) -> Words {
-    let mut out = a;
-    for (x, y) in out.iter_mut().zip(b) {
-        *x ^= y;
-    }
-    out
-}
-
-#[inline(always)]
-fn rotr(a: Words, n: u32) -> Words {
-    let mut out = a;
-    for x in out.iter_mut() {
-        *x = x.rotate_right(n);
-    }
-    out
 }

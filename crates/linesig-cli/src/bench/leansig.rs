@@ -7,11 +7,12 @@
 //! interval (1,024 for L18, 131,072 for the lifetime-2^32 instances), as many keys as the
 //! count needs; 32-byte random messages.
 
+use super::batch_runs::{batch_run, print_batch_runs, BatchRun};
 use super::op_rows::{cycles, print_rows, time_row, OperationRow};
 use super::run::{json_line, thread_pool, Bench, BenchReport, Notes};
 use super::schema::Headline;
 use crate::args::CliError;
-use crate::clock::{median, time, Timing};
+use crate::clock::{time, Timing};
 use linesig::leansig::{self, epoch_context, keys, Instance};
 use linesig::{Backend, Engine, Item, Scheme};
 use rand::{RngCore, SeedableRng};
@@ -59,17 +60,6 @@ fn founding(instance: Instance) -> Founding {
 }
 
 #[derive(Serialize)]
-struct BatchRun {
-    workers: usize,
-    wall_seconds: f64,
-    cpu_seconds: Option<f64>,
-    throughput_per_s: f64,
-    per_signature_us: f64,
-    /// Time-stamp-counter cycles per signature per worker (x86-64).
-    cycles_per_signature: Option<f64>,
-}
-
-#[derive(Serialize)]
 struct LeanSigReport {
     /// The fields every scheme's report shares (`bench_schema`): the all-workers batch
     /// run, against the scalar verify row of the same run.
@@ -96,26 +86,6 @@ struct LeanSigReport {
     /// algorithm at the reference's speed) ÷ the one-worker batch, in this run.
     speedup_vs_scalar_verify: f64,
     mismatches: usize,
-}
-
-/// The median run, and its summary.
-fn batch_run(runs: Vec<(Timing, Option<u64>)>, count: usize, workers: usize) -> (Timing, BatchRun) {
-    let ticks: Vec<Option<u64>> = runs.iter().map(|r| r.1).collect();
-    let timing = median(runs.iter().map(|r| r.0).collect());
-    let index = runs
-        .iter()
-        .position(|r| r.0.wall == timing.wall)
-        .unwrap_or(0);
-    let wall = timing.wall.as_secs_f64();
-    let run = BatchRun {
-        workers,
-        wall_seconds: wall,
-        cpu_seconds: timing.cpu.map(|c| c.as_secs_f64()),
-        throughput_per_s: count as f64 / wall,
-        per_signature_us: wall * 1e6 / count as f64,
-        cycles_per_signature: ticks[index].map(|t| t as f64 * workers as f64 / count as f64),
-    };
-    (timing, run)
 }
 
 pub fn run(args: LeanSigBenchArgs) -> Result<bool, CliError> {
@@ -292,8 +262,8 @@ impl Bench for LeanSigBench {
         let per_key = self.per_key();
         let (args, instance, measured) = (&self.args, self.args.instance, self.measured);
         let scheme = Scheme::LeanSig(instance);
-        let (batch_timing, batch) = batch_run(measured.all, args.count, args.workers);
-        let (_, batch_one) = batch_run(measured.one, args.count, 1);
+        let (batch_timing, batch) = batch_run(&measured.all, args.count, args.workers);
+        let (_, batch_one) = batch_run(&measured.one, args.count, 1);
         let verify_row = operations.last().expect("the verify row");
         let scalar_ratio = verify_row.mean_us / batch_one.per_signature_us;
         let reference = founding(instance);
@@ -374,15 +344,7 @@ fn print_report(r: &LeanSigReport, seconds: f64) {
         "one thread, one call at a time (keygen and sign on the workers):",
         &r.operations,
     );
-    for b in [&r.batch_all_workers, &r.batch_one_worker] {
-        let cycles = b
-            .cycles_per_signature
-            .map_or_else(String::new, |c| format!(", {c:.0} cycles/signature/worker"));
-        println!(
-            "batch verify, {} worker(s): {:.0} signatures/s, {:.2} us each{}",
-            b.workers, b.throughput_per_s, b.per_signature_us, cycles
-        );
-    }
+    print_batch_runs(&[&r.batch_all_workers, &r.batch_one_worker]);
     println!(
         "  one-worker batch vs the scalar verify row of this run: {:.1}x",
         r.speedup_vs_scalar_verify

@@ -4,7 +4,10 @@
 //! verify: mean, min, max, iterations, ops/s).
 
 mod aggregate;
+mod batch_runs;
 mod leansig;
+mod leanxmss;
+mod leanxmss_scalar;
 mod op_rows;
 mod paillier;
 mod report;
@@ -25,7 +28,7 @@ const MIB: f64 = (1u64 << 20) as f64;
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18,
-    /// leansig-l32, or paillier2048 / paillier3072 (any even key size from 512 bits).
+    /// leansig-l32, leanxmss, or paillier2048 / paillier3072 (any even key size from 512 bits).
     #[arg(long, default_value = "ed25519")]
     scheme: String,
     /// Signatures to generate and verify (default 50,000; leanSig 4,096); for Paillier,
@@ -94,9 +97,10 @@ pub struct BenchArgs {
     op_iterations: Option<usize>,
     /// leanSig: epochs each key is made active for (rounded out to whole bottom trees,
     /// at least two: 1,024 epochs for L18, 131,072 for the 2^32 instances). Keygen
-    /// builds every bottom tree of the interval.
-    #[arg(long, default_value_t = 1)]
-    active_epochs: u64,
+    /// builds every bottom tree of the interval. leanXMSS: the epochs of each key's
+    /// range (default: the count, one key).
+    #[arg(long)]
+    active_epochs: Option<u64>,
     /// leanSig devnet-4: benchmark aggregation instead of verification: prove and
     /// verify one aggregate of each size listed (default 2,8,64,1024); `--repeat`
     /// proofs per size.
@@ -150,7 +154,7 @@ fn validate(args: &BenchArgs) -> Result<(), CliError> {
 
 pub fn run(args: BenchArgs) -> Result<bool, CliError> {
     validate(&args)?;
-    if args.aggregate.is_some() && !args.scheme.to_ascii_lowercase().starts_with("leansig") {
+    if args.aggregate.is_some() && !args.scheme.to_ascii_lowercase().starts_with("leansig-") {
         return Err(CliError::usage(
             "--aggregate applies to leansig-devnet4 only",
         ));
@@ -180,7 +184,8 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
                 "--sweep, --invalid, --key-cache-mb and --keys do not apply to leanSig",
             ));
         }
-        if args.active_epochs == 0 || args.active_epochs > instance.lifetime() {
+        let active_epochs = args.active_epochs.unwrap_or(1);
+        if active_epochs == 0 || active_epochs > instance.lifetime() {
             return Err(CliError::usage(format!(
                 "--active-epochs must be in 1..={} for {instance}",
                 instance.lifetime()
@@ -210,7 +215,39 @@ pub fn run(args: BenchArgs) -> Result<bool, CliError> {
             seed: args.seed,
             repeat: args.repeat,
             op_iterations: args.op_iterations.unwrap_or(DEFAULT_OP_ITERATIONS),
-            active_epochs: args.active_epochs,
+            active_epochs,
+            json: args.json,
+        });
+    }
+    if let Scheme::LeanXmss(instance) = scheme {
+        if args.sweep || args.invalid != 0.0 || args.key_cache_mb != 0 || args.keys.is_some() {
+            return Err(CliError::usage(
+                "--sweep, --invalid, --key-cache-mb and --keys do not apply to leanXMSS",
+            ));
+        }
+        if let Some(epochs) = args.active_epochs {
+            if !(1..=1 << 32).contains(&epochs) {
+                return Err(CliError::usage(
+                    "--active-epochs must be in 1..=4294967296 for leanxmss",
+                ));
+            }
+        }
+        if args.aggregate.is_some() {
+            return Err(CliError::usage(
+                "--aggregate applies to leansig-devnet4 only",
+            ));
+        }
+        return leanxmss::run(leanxmss::LeanXmssBenchArgs {
+            instance,
+            count: args.count.unwrap_or(DEFAULT_LEANSIG_COUNT),
+            workers: args.workers.unwrap_or_else(linesig::available_cores),
+            batch: args.batch,
+            backend: parse_backend(&args.backend)?,
+            lanes: args.lanes,
+            seed: args.seed,
+            repeat: args.repeat,
+            op_iterations: args.op_iterations.unwrap_or(DEFAULT_OP_ITERATIONS),
+            epochs_per_key: args.active_epochs,
             json: args.json,
         });
     }

@@ -33,8 +33,8 @@ pub struct VerifyArgs {
     /// other commands.
     #[arg(long, visible_alias = "out")]
     output: Option<PathBuf>,
-    /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18 or
-    /// leansig-l32 (each line then carries an "epoch").
+    /// Scheme: ed25519, mldsa44, mldsa65, mldsa87, leansig-devnet4, leansig-l18,
+    /// leansig-l32 or leanxmss (each line then carries an "epoch").
     #[arg(long, default_value = "ed25519")]
     scheme: String,
     /// Ed25519 acceptance policy: strict (default), zip215 or zip215-strict.
@@ -243,7 +243,10 @@ fn stream(
     chunk: usize,
     progress: &Progress,
 ) -> Result<Tally, CliError> {
-    let epoch = matches!(engine.scheme(), linesig::Scheme::LeanSig(_));
+    let epoch = matches!(
+        engine.scheme(),
+        linesig::Scheme::LeanSig(_) | linesig::Scheme::LeanXmss(_)
+    );
     let mut tally = Tally::default();
     let mut line = Vec::new();
     let mut eof = false;
