@@ -294,13 +294,7 @@ impl SecretKey {
         epoch: u32,
         message: &[u8; MESSAGE_BYTES],
     ) -> Result<[u8; SIGNATURE_BYTES], SignError> {
-        if epoch < self.start || epoch > self.end {
-            return Err(SignError::EpochOutOfRange {
-                epoch,
-                start: self.start,
-                end: self.end,
-            });
-        }
+        self.check_in_range(epoch)?;
         if (epoch as u64) < self.next {
             return Err(SignError::EpochUsed {
                 epoch,
@@ -312,6 +306,18 @@ impl SecretKey {
         Ok(signature)
     }
 
+    /// `epochOutOfRange` unless the key's range holds `epoch`.
+    fn check_in_range(&self, epoch: u32) -> Result<(), SignError> {
+        if epoch < self.start || epoch > self.end {
+            return Err(SignError::EpochOutOfRange {
+                epoch,
+                start: self.start,
+                end: self.end,
+            });
+        }
+        Ok(())
+    }
+
     /// The spec's deterministic signature at an epoch of the range, without the
     /// one-use rule: for the spec's vectors and for tests.
     #[doc(hidden)]
@@ -320,13 +326,7 @@ impl SecretKey {
         epoch: u32,
         message: &[u8; MESSAGE_BYTES],
     ) -> Result<[u8; SIGNATURE_BYTES], SignError> {
-        if epoch < self.start || epoch > self.end {
-            return Err(SignError::EpochOutOfRange {
-                epoch,
-                start: self.start,
-                end: self.end,
-            });
-        }
+        self.check_in_range(epoch)?;
         let seed = words_of::<SEED_WORDS>(&self.seed);
         let message_words = words_of::<MESSAGE_WORDS>(message);
         let (randomness, digits) = lanes::find_randomness(
