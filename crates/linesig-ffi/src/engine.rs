@@ -2,8 +2,8 @@
 //! verified in place into one verdict byte per item.
 
 use crate::{
-    byte_strings, free_box, guarded, null, scheme_number, Failure, LinesigBytes, LinesigStatus,
-    SchemeNumber, NAMES,
+    byte_strings, free_box, guarded, hand_out, null, scheme_number, Failure, LinesigBytes,
+    LinesigStatus, SchemeNumber, NAMES,
 };
 use linesig::{Backend, Engine, Item, ItemSource, Policy, Reject, Scheme, Verdict};
 use std::ffi::{c_char, c_int};
@@ -118,19 +118,17 @@ pub unsafe extern "C" fn linesig_engine_new(
     out: *mut *mut LinesigEngine,
 ) -> c_int {
     guarded(|| {
-        if out.is_null() {
-            return Err(null("out"));
+        // SAFETY: the caller promises writable storage for a pointer.
+        unsafe {
+            hand_out(out, || {
+                if config.is_null() {
+                    return Err(null("config"));
+                }
+                // SAFETY: non-null, and the caller promises it points to a LinesigConfig.
+                let engine = engine_of(&*config)?;
+                Ok(LinesigEngine { engine })
+            })
         }
-        // SAFETY: non-null, and the caller promises writable storage for a pointer.
-        let out = unsafe { &mut *out };
-        *out = std::ptr::null_mut();
-        if config.is_null() {
-            return Err(null("config"));
-        }
-        // SAFETY: non-null, and the caller promises it points to a LinesigConfig.
-        let engine = engine_of(unsafe { &*config })?;
-        *out = Box::into_raw(Box::new(LinesigEngine { engine }));
-        Ok(())
     })
 }
 

@@ -8,7 +8,9 @@
 
 use crate::leansig::LinesigLeansigKeyInfo;
 use crate::leansig::{backend, info_of, instance, key_ref, sign_failure, LinesigLeansigKey};
-use crate::{array32, free_box, guarded, null, output, Failure, LinesigStatus};
+use crate::{
+    array32, free_box, guarded, hand_out, null, output, write_out, Failure, LinesigStatus,
+};
 use linesig::leansig::keys::{save_new, KeyFile, KeyFileError, KeyFileSignError};
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
@@ -99,28 +101,25 @@ pub unsafe extern "C" fn linesig_leansig_key_file_open(
     out: *mut *mut LinesigLeansigKeyFile,
 ) -> c_int {
     guarded(|| {
-        if out.is_null() {
-            return Err(null("out"));
+        // SAFETY: the caller's promises.
+        unsafe {
+            hand_out(out, || {
+                let wanted = instance(scheme)?;
+                let path = path_of(path)?;
+                let file = KeyFile::open(&path, backend).map_err(file_failure)?;
+                let found = file.key().instance();
+                if found != wanted {
+                    return Err(Failure::new(
+                        LinesigStatus::BadKey,
+                        format!(
+                            "{}: the secret key is for {found}, not {wanted}",
+                            path.display()
+                        ),
+                    ));
+                }
+                Ok(LinesigLeansigKeyFile { file })
+            })
         }
-        // SAFETY: non-null, writable (the caller's promise).
-        let out = unsafe { &mut *out };
-        *out = std::ptr::null_mut();
-        let wanted = instance(scheme)?;
-        // SAFETY: the caller's promise.
-        let path = unsafe { path_of(path)? };
-        let file = KeyFile::open(&path, backend).map_err(file_failure)?;
-        let found = file.key().instance();
-        if found != wanted {
-            return Err(Failure::new(
-                LinesigStatus::BadKey,
-                format!(
-                    "{}: the secret key is for {found}, not {wanted}",
-                    path.display()
-                ),
-            ));
-        }
-        *out = Box::into_raw(Box::new(LinesigLeansigKeyFile { file }));
-        Ok(())
     })
 }
 
@@ -171,12 +170,8 @@ pub unsafe extern "C" fn linesig_leansig_key_file_info(
     guarded(|| {
         // SAFETY: the caller's promise.
         let file = unsafe { file_mut(file)? };
-        if info.is_null() {
-            return Err(null("info"));
-        }
-        // SAFETY: non-null, writable (the caller's promise).
-        unsafe { *info = info_of(file.key()) };
-        Ok(())
+        // SAFETY: the caller's promise.
+        unsafe { write_out("info", info, info_of(file.key())) }
     })
 }
 

@@ -98,15 +98,8 @@ unsafe fn hand_out(
     out: *mut *mut LinesigLeansigKey,
     make: impl FnOnce() -> Result<SecretKey, Failure>,
 ) -> Outcome {
-    if out.is_null() {
-        return Err(null("out"));
-    }
-    // SAFETY: non-null, writable (the caller's promise).
-    let out = unsafe { &mut *out };
-    *out = std::ptr::null_mut();
-    let key = make()?;
-    *out = Box::into_raw(Box::new(LinesigLeansigKey { key }));
-    Ok(())
+    // SAFETY: the caller's promise.
+    unsafe { crate::hand_out(out, || make().map(|key| LinesigLeansigKey { key })) }
 }
 
 /// Generate a key active over at least `activation_epochs` epochs from
@@ -221,12 +214,8 @@ pub unsafe extern "C" fn linesig_leansig_key_info(
     guarded(|| {
         // SAFETY: the caller's promises.
         let key = unsafe { key_ref(key)? };
-        if info.is_null() {
-            return Err(null("info"));
-        }
-        // SAFETY: non-null, writable (the caller's promise).
-        unsafe { *info = info_of(key) };
-        Ok(())
+        // SAFETY: the caller's promise.
+        unsafe { crate::write_out("info", info, info_of(key)) }
     })
 }
 

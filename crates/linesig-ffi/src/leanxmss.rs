@@ -14,7 +14,8 @@
 
 use crate::key_file::{file_failure_with, path_of};
 use crate::{
-    array32, free_box, guarded, input, null, output, Failure, LinesigBuffer, LinesigStatus, Outcome,
+    array32, free_box, guarded, input, null, output, write_out, Failure, LinesigBuffer,
+    LinesigStatus, Outcome,
 };
 use linesig::leanxmss::{
     self, Instance, KeyFile, KeyFileError, KeyFileSignError, KeyFormatError, SecretKey, SignError,
@@ -100,15 +101,8 @@ unsafe fn hand_out(
     out: *mut *mut LinesigLeanxmssKey,
     make: impl FnOnce() -> Result<SecretKey, Failure>,
 ) -> Outcome {
-    if out.is_null() {
-        return Err(null("out"));
-    }
-    // SAFETY: non-null, writable (the caller's promise).
-    let out = unsafe { &mut *out };
-    *out = std::ptr::null_mut();
-    let key = make()?;
-    *out = Box::into_raw(Box::new(LinesigLeanxmssKey { key }));
-    Ok(())
+    // SAFETY: the caller's promise.
+    unsafe { crate::hand_out(out, || make().map(|key| LinesigLeanxmssKey { key })) }
 }
 
 /// Generate the key a 32-byte `seed` grows for epochs `epoch_start..=epoch_end` (the
@@ -189,12 +183,8 @@ pub unsafe extern "C" fn linesig_leanxmss_key_info(
     guarded(|| {
         // SAFETY: the caller's promises.
         let key = unsafe { key_ref(key)? };
-        if info.is_null() {
-            return Err(null("info"));
-        }
-        // SAFETY: non-null, writable (the caller's promise).
-        unsafe { *info = info_of(key) };
-        Ok(())
+        // SAFETY: the caller's promise.
+        unsafe { write_out("info", info, info_of(key)) }
     })
 }
 
@@ -306,17 +296,13 @@ pub unsafe extern "C" fn linesig_leanxmss_key_file_open(
     out: *mut *mut LinesigLeanxmssKeyFile,
 ) -> c_int {
     guarded(|| {
-        if out.is_null() {
-            return Err(null("out"));
+        // SAFETY: the caller's promises.
+        unsafe {
+            crate::hand_out(out, || {
+                let file = KeyFile::open(&path_of(path)?, backend()).map_err(file_failure)?;
+                Ok(LinesigLeanxmssKeyFile { file })
+            })
         }
-        // SAFETY: non-null, writable (the caller's promise).
-        let out = unsafe { &mut *out };
-        *out = std::ptr::null_mut();
-        // SAFETY: the caller's promise.
-        let path = unsafe { path_of(path)? };
-        let file = KeyFile::open(&path, backend()).map_err(file_failure)?;
-        *out = Box::into_raw(Box::new(LinesigLeanxmssKeyFile { file }));
-        Ok(())
     })
 }
 
@@ -375,12 +361,8 @@ pub unsafe extern "C" fn linesig_leanxmss_key_file_info(
     guarded(|| {
         // SAFETY: the caller's promise.
         let file = unsafe { file_mut(file)? };
-        if info.is_null() {
-            return Err(null("info"));
-        }
-        // SAFETY: non-null, writable (the caller's promise).
-        unsafe { *info = info_of(file.key()) };
-        Ok(())
+        // SAFETY: the caller's promise.
+        unsafe { write_out("info", info, info_of(file.key())) }
     })
 }
 

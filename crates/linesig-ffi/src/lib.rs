@@ -262,6 +262,39 @@ pub(crate) fn guarded(body: impl FnOnce() -> Outcome) -> c_int {
     failure.status as c_int
 }
 
+/// Box what `make` returns into `*out`, which the caller then owns and frees; `*out` is
+/// null first, and stays null unless `make` succeeds (a caller that ignores the status
+/// never holds a stale pointer).
+///
+/// # Safety
+/// `out` null or writable storage for a pointer.
+pub(crate) unsafe fn hand_out<T>(
+    out: *mut *mut T,
+    make: impl FnOnce() -> Result<T, Failure>,
+) -> Outcome {
+    if out.is_null() {
+        return Err(null("out"));
+    }
+    // SAFETY: non-null, writable (the caller's promise).
+    let out = unsafe { &mut *out };
+    *out = std::ptr::null_mut();
+    *out = Box::into_raw(Box::new(make()?));
+    Ok(())
+}
+
+/// Write `value` to the caller's `*ptr` (the argument `name`; null is an error).
+///
+/// # Safety
+/// `ptr` null or writable storage for a `T`.
+pub(crate) unsafe fn write_out<T>(name: &str, ptr: *mut T, value: T) -> Outcome {
+    if ptr.is_null() {
+        return Err(null(name));
+    }
+    // SAFETY: non-null, writable (the caller's promise).
+    unsafe { *ptr = value };
+    Ok(())
+}
+
 /// A null-pointer failure naming the argument.
 pub(crate) fn null(argument: &str) -> Failure {
     Failure::new(
