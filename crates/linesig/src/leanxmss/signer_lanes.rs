@@ -11,7 +11,7 @@
 use super::blake2s::{self, initial_state, Compress, BLOCK_WORDS};
 use super::encoding::{admissible, digits};
 use super::tweak::{Digest, TweakKind, DIGEST_WORDS, PREFIX_WORDS, TWEAK_WORDS};
-use super::verify::{encoding_input, MESSAGE_WORDS, RANDOMNESS_WORDS};
+use super::verify::{encoding_input, ENCODING_INPUT_WORDS, MESSAGE_WORDS, RANDOMNESS_WORDS};
 use super::{Instance, CHAINS, CHAIN_LENGTH, SEED_BYTES};
 use linesig_simd::arx::Words;
 
@@ -76,7 +76,7 @@ pub(crate) fn leaves_lanes<const N: usize, C: Compress<N>>(
 ) -> [Digest; N] {
     let epoch_of: [u32; N] = core::array::from_fn(|l| epochs[l.min(epochs.len() - 1)]);
     let pps = [*pp; N];
-    let mut leaf_input = vec![[0u32; N]; PREFIX_WORDS + CHAINS * DIGEST_WORDS];
+    let mut leaf_input = [[0u32; N]; PREFIX_WORDS + CHAINS * DIGEST_WORDS];
     // The chain starts: tweak, pp, seed, one 64-byte block each.
     let mut block = [[0u32; N]; BLOCK_WORDS];
     for (i, word) in pp.iter().enumerate() {
@@ -182,7 +182,8 @@ pub(crate) fn attempts_lanes<const N: usize, C: Compress<N>>(
     let randomizers = blake2s::hash_words::<N, C>(c, &input);
     let rnd_of =
         |l: usize| -> [u32; RANDOMNESS_WORDS] { core::array::from_fn(|i| randomizers[i][l]) };
-    let mut encoding: Vec<Words<N>> = vec![[0; N]; super::verify::ENCODING_INPUT_WORDS];
+    // On the stack: this runs once per N attempts, about 2^15 / N times a signature.
+    let mut encoding: [Words<N>; ENCODING_INPUT_WORDS] = [[0; N]; ENCODING_INPUT_WORDS];
     for l in 0..N {
         let words = encoding_input(instance, pp, epoch, message, &rnd_of(l));
         for (word, value) in encoding.iter_mut().zip(words) {
