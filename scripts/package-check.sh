@@ -17,12 +17,22 @@ out=$root/target/package-check
 rm -rf "$out"
 mkdir -p "$out"
 
+# Cargo unpacks the crates of its temporary registry under $CARGO_HOME/registry/src/-<id>/
+# and keeps them: an unpacking left by an earlier run (the id is the registry's path, the
+# same on every run from this checkout) would be built in place of today's sources. Remove
+# ours before and after, and nothing else.
+stale_unpackings() {
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/linesig{-simd,,-aggregate,-agave}-0.1.0
+}
+stale_unpackings
+trap stale_unpackings EXIT
+
 cargo package --locked --allow-dirty -p linesig-simd -p linesig -p linesig-aggregate --target-dir "$out/target" --quiet
 (cd crates/linesig-agave &&
   cargo package --locked --allow-dirty --no-verify --exclude-lockfile --target-dir "$out/target" --quiet)
 
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch"; stale_unpackings' EXIT
 tar -xzf "$out/target/package/linesig-simd-0.1.0.crate" -C "$scratch"
 tar -xzf "$out/target/package/linesig-0.1.0.crate" -C "$scratch"
 tar -xzf "$out/target/package/linesig-aggregate-0.1.0.crate" -C "$scratch"
