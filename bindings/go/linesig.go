@@ -64,7 +64,22 @@ type Config struct {
 	// ML-DSA expanded keys (0: off). A value too small for one table (Ed25519 about
 	// 105 KB, ML-DSA-44 about 21 KB) is an error.
 	KeyCacheBytes uint64
+	// BatchEquation is the zip215 / zip215-strict batch equation (zero value: on).
+	// Verdicts are the same either way; off, each is a deterministic function of its item.
+	BatchEquation BatchEquation
 }
+
+// BatchEquation says whether the cofactored Ed25519 policies check each work unit with
+// one randomized batch equation before any signature alone.
+type BatchEquation uint32
+
+const (
+	// BatchEquationDefault is on.
+	BatchEquationDefault BatchEquation = 0
+	BatchEquationOn      BatchEquation = 1
+	// BatchEquationOff verifies each signature alone, with no randomness.
+	BatchEquationOff BatchEquation = 2
+)
 
 // Item is one signature to verify. Context is for ML-DSA (at most 255 bytes); it must be
 // empty for Ed25519.
@@ -135,6 +150,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		workers:         C.uint32_t(cfg.Workers),
 		batch_size:      C.uint32_t(cfg.BatchSize),
 		key_cache_bytes: C.uint64_t(cfg.KeyCacheBytes),
+		batch_equation:  C.uint32_t(cfg.BatchEquation),
 	}
 	var ptr *C.LinesigEngine
 	if err := call(func() C.int { return C.linesig_engine_new(&c, &ptr) }); err != nil {

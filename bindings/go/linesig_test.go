@@ -84,6 +84,7 @@ func TestErrors(t *testing.T) {
 		{Config{Workers: -1}, "Workers is -1"},
 		{Config{Workers: 1<<32 + 3}, "Workers is 4294967299"},
 		{Config{BatchSize: -5}, "BatchSize is -5"},
+		{Config{Policy: Zip215, BatchEquation: 7}, "unknown batch_equation 7"},
 	} {
 		_, err := NewEngine(c.cfg)
 		var le *Error
@@ -156,5 +157,33 @@ func TestMLDSASignVerify(t *testing.T) {
 	}
 	if _, err := MLDSASign(MLDSA65, sk[:10], msg, nil, []byte{1}); err == nil {
 		t.Fatal("a short key and randomness accepted")
+	}
+}
+
+// The batch equation on and off give the same verdict on every item (here with an
+// invalid signature among honest ones), and only "on" counts nothing else.
+func TestBatchEquationKeepsEveryVerdict(t *testing.T) {
+	items := signed(200, 4, 9)
+	items[37].Signature = append([]byte(nil), items[37].Signature...)
+	items[37].Signature[40] ^= 1
+	var want []byte
+	for _, be := range []BatchEquation{BatchEquationOff, BatchEquationDefault, BatchEquationOn} {
+		e, err := NewEngine(Config{Policy: Zip215, Workers: 2, BatchSize: 64, BatchEquation: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes, err := e.VerifyReasons(items)
+		e.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = codes
+		} else if string(codes) != string(want) {
+			t.Fatalf("batch equation %d changed a verdict", be)
+		}
+	}
+	if Reason(want[37]) != "equation_failed" || Reason(want[36]) != "valid" {
+		t.Fatalf("%s %s", Reason(want[37]), Reason(want[36]))
 	}
 }

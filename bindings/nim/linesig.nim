@@ -31,6 +31,7 @@ type
   LinesigConfig* {.bycopy.} = object
     scheme*, policy*, workers*, batchSize*, backend*: uint32
     keyCacheBytes*: uint64
+    batchEquation*: uint32
   LinesigLeansigKeyInfo* {.bycopy.} = object
     scheme*: uint32
     activationStart*, activationEnd*: uint64
@@ -170,12 +171,14 @@ proc epochContext*(epoch: uint32): seq[byte] =
 # Engine --------------------------------------------------------------------
 
 proc newEngine*(scheme = ed25519, workers = 0, batchSize = 0, policy = 0, backend = 0,
-                keyCacheBytes = 0'u64): Engine =
+                keyCacheBytes = 0'u64, batchEquation = true): Engine =
   ## An engine for `scheme`. `workers` 0 = all cores; `policy` (Ed25519) 0 strict,
-  ## 1 zip215, 2 zip215-strict; `backend` 0 automatic, 1 portable, 2 avx2, 3 avx512.
+  ## 1 zip215, 2 zip215-strict; `backend` 0 automatic, 1 portable, 2 avx2, 3 avx512;
+  ## `batchEquation` (zip215, zip215-strict): check each work unit with one randomized
+  ## batch equation first, or (false) each signature alone. Same verdicts either way.
   var config = LinesigConfig(scheme: uint32(scheme), policy: uint32(policy),
     workers: uint32(workers), batchSize: uint32(batchSize), backend: uint32(backend),
-    keyCacheBytes: keyCacheBytes)
+    keyCacheBytes: keyCacheBytes, batchEquation: (if batchEquation: 1'u32 else: 2'u32))
   result.scheme = scheme
   check linesig_engine_new(addr config, addr result.handle)
 

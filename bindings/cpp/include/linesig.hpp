@@ -122,6 +122,9 @@ inline std::string_view name(Scheme s) noexcept { return linesig_scheme_name(sta
 inline std::string_view reason_name(uint8_t code) noexcept { return linesig_reason_name(code); }
 inline std::string_view version() noexcept { return linesig_version(); }
 
+// The C ABI's `batch_equation`: automatic (on), on, or off.
+enum class BatchEquation : uint32_t { automatic = 0, on = 1, off = 2 };
+
 // Zero or unset fields take the C ABI's defaults: all cores, 512 items per unit, no
 // key cache.
 struct Config {
@@ -131,6 +134,9 @@ struct Config {
     uint32_t batch_size = 0;
     uint64_t key_cache_bytes = 0;
     Backend backend = Backend::automatic;
+    // zip215 / zip215-strict: check each work unit with one randomized batch equation
+    // first (on, the default) or each signature alone (off). Same verdicts either way.
+    BatchEquation batch_equation = BatchEquation::automatic;
 };
 
 // One signature to verify; `context` is ML-DSA's context string or leanSig's epoch
@@ -178,6 +184,7 @@ public:
         c.batch_size = config.batch_size;
         c.backend = static_cast<uint32_t>(config.backend);
         c.key_cache_bytes = config.key_cache_bytes;
+        c.batch_equation = static_cast<uint32_t>(config.batch_equation);
         LinesigEngine* raw = nullptr;
         detail::check(linesig_engine_new(&c, &raw));
         engine_.reset(raw);

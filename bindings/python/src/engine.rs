@@ -33,7 +33,7 @@ pub struct Engine {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (scheme="ed25519", policy=None, workers=None, batch_size=512, backend=None, key_cache_mb=0))]
+    #[pyo3(signature = (scheme="ed25519", policy=None, workers=None, batch_size=512, backend=None, key_cache_mb=0, batch_equation=true))]
     fn new(
         scheme: &str,
         policy: Option<&str>,
@@ -41,6 +41,7 @@ impl Engine {
         batch_size: i64,
         backend: Option<&str>,
         key_cache_mb: i64,
+        batch_equation: bool,
     ) -> PyResult<Self> {
         // Range-checked here, so that a bad number is a ValueError naming its argument
         // rather than pyo3's bare OverflowError. `workers` 0 or None: all cores, as in
@@ -81,7 +82,8 @@ impl Engine {
         let mut builder = linesig::Engine::builder()
             .scheme(scheme)
             .batch_size(batch_size)
-            .key_cache(key_cache);
+            .key_cache(key_cache)
+            .batch_equation(batch_equation);
         if let Some(workers) = workers {
             builder = builder.workers(workers);
         }
@@ -123,6 +125,26 @@ impl Engine {
     #[getter]
     fn backend(&self) -> &'static str {
         self.engine.backend().name()
+    }
+
+    /// Whether the batch equation is on (it applies to zip215 and zip215-strict).
+    #[getter]
+    fn batch_equation(&self) -> bool {
+        self.engine.batch_equation()
+    }
+
+    /// The batch equation's work units as a dict (held, found_few, fell_back, skipped),
+    /// or None when it is off.
+    fn batch_equation_stats<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = self.engine.batch_equation_stats() else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("held", s.held)?;
+        d.set_item("found_few", s.found_few)?;
+        d.set_item("fell_back", s.fell_back)?;
+        d.set_item("skipped", s.skipped)?;
+        Ok(Some(d))
     }
 
     /// The hot-key cache's counters as a dict, or None when the cache is off.

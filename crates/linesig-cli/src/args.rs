@@ -61,6 +61,23 @@ pub fn parse_socket_addr(text: &str) -> Result<std::net::SocketAddr, String> {
         .ok_or_else(|| format!("'{text}' resolves to no address"))
 }
 
+/// `--batch-equation on|off`: whether the cofactored Ed25519 policies check each work
+/// unit with one randomized batch equation before any signature alone
+/// ([`linesig::EngineBuilder::batch_equation`]). Verdicts are the same either way; off,
+/// each is a deterministic function of its item.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Switch {
+    #[default]
+    On,
+    Off,
+}
+
+impl Switch {
+    pub fn on(self) -> bool {
+        self == Switch::On
+    }
+}
+
 /// `--key-cache-mb`: MiB for the hot-key cache, 0 (off) or more.
 pub fn parse_mib(text: &str) -> Result<usize, String> {
     text.parse::<usize>()

@@ -125,6 +125,11 @@ typedef struct LinesigConfig {
   // keys); 0 = off. A value too small for one table (Ed25519: about 105 KB, 210 KB on
   // avx2; ML-DSA-44/65/87: about 21/38/68 KB) is `InvalidConfig`.
   uint64_t key_cache_bytes;
+  // The batch equation of the cofactored Ed25519 policies (zip215, zip215-strict):
+  // 0 = default (on), 1 = on, 2 = off (each signature alone: every verdict a
+  // deterministic function of its item). Verdicts are the same either way; other
+  // schemes and `strict` ignore it.
+  uint32_t batch_equation;
 } LinesigConfig;
 
 // One byte string: `len` bytes at `ptr` (`ptr` may be null when `len` is 0).

@@ -28,6 +28,11 @@ pub struct LinesigConfig {
     /// keys); 0 = off. A value too small for one table (Ed25519: about 105 KB, 210 KB on
     /// avx2; ML-DSA-44/65/87: about 21/38/68 KB) is `InvalidConfig`.
     pub key_cache_bytes: u64,
+    /// The batch equation of the cofactored Ed25519 policies (zip215, zip215-strict):
+    /// 0 = default (on), 1 = on, 2 = off (each signature alone: every verdict a
+    /// deterministic function of its item). Verdicts are the same either way; other
+    /// schemes and `strict` ignore it.
+    pub batch_equation: u32,
 }
 
 /// An engine: worker pool and configuration. Opaque to C.
@@ -78,7 +83,19 @@ fn engine_of(config: &LinesigConfig) -> Result<Engine, Failure> {
             config.key_cache_bytes
         ))
     })?;
-    let mut builder = Engine::builder().scheme(scheme).key_cache(key_cache);
+    let batch_equation = match config.batch_equation {
+        0 | 1 => true,
+        2 => false,
+        other => {
+            return Err(invalid(format!(
+                "unknown batch_equation {other} (0 default, 1 on, 2 off)"
+            )))
+        }
+    };
+    let mut builder = Engine::builder()
+        .scheme(scheme)
+        .key_cache(key_cache)
+        .batch_equation(batch_equation);
     if config.workers > 0 {
         builder = builder.workers(config.workers as usize);
     }

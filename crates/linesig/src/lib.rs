@@ -26,9 +26,10 @@
 //
 // Layers, each importing only from those above it (`tests/layers.rs` checks this
 // order): `verdict`, `backend`, `table_pool`, `key_file` → `error` → `item` → `grouping`,
-// `key_cache` → `verifier` → `ed25519`, `mldsa`, `leansig`, `leanxmss`, `wire` → `scheme` →
+// `key_cache`, `batch_gate` → `verifier` → `ed25519`, `mldsa`, `leansig`, `leanxmss`, `wire` → `scheme` →
 // `engine`.
 mod backend;
+mod batch_gate;
 pub mod ed25519;
 mod engine;
 mod error;
@@ -50,6 +51,7 @@ mod verifier;
 pub mod wire;
 
 pub use backend::{Backend, BACKEND_ENV};
+pub use batch_gate::BatchEquationStats;
 pub use ed25519::Policy;
 pub use engine::{available_cores, Engine, EngineBuilder, DEFAULT_BATCH_SIZE, MAX_WORKERS};
 pub use error::{Error, PolicyNotApplicable, UnknownBackend, UnknownName, UnknownPolicy};

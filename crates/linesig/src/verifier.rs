@@ -9,6 +9,7 @@
 //! This module sits below the schemes and names none of them.
 
 use crate::backend::Backend;
+use crate::batch_gate::BatchGate;
 use crate::item::{Item, ItemSource};
 use crate::key_cache::KeyCache;
 use crate::verdict::Verdict;
@@ -88,12 +89,15 @@ pub(crate) trait SchemeVerifier: Copy {
     fn verify(self, item: &Item<'_>) -> Verdict;
 
     /// The engine's work unit: verdicts of `items[start..start + out.len()]` into `out`,
-    /// at most `lanes` signatures per vector (`usize::MAX`: all).
+    /// at most `lanes` signatures per vector (`usize::MAX`: all). `batch` is the engine's
+    /// gate where its batch equation is on (a scheme without one ignores it).
+    #[allow(clippy::too_many_arguments)]
     fn verify_unit<S: ItemSource + ?Sized>(
         self,
         backend: Backend,
         lanes: usize,
         cache: Option<&KeyCache>,
+        batch: Option<&BatchGate>,
         items: &S,
         start: usize,
         out: &mut [Verdict],

@@ -246,15 +246,17 @@ fn every_policy_agrees_with_its_oracles() {
     let cases = generate(0x6c696e65736967, rounds());
     let items: Vec<Item<'_>> = cases.iter().map(Owned::item).collect();
     let mut accepted = std::collections::BTreeMap::<(&str, &str), usize>::new();
-    for (policy, backend) in Policy::ALL
-        .into_iter()
-        .flat_map(|p| backends().into_iter().map(move |b| (p, b)))
-    {
+    for (policy, backend, batch_equation) in Policy::ALL.into_iter().flat_map(|p| {
+        backends()
+            .into_iter()
+            .flat_map(move |b| [(p, b, true), (p, b, false)])
+    }) {
         let engine = Engine::builder()
             .scheme(Scheme::Ed25519(policy))
             .backend(backend)
             .workers(2)
             .batch_size(64)
+            .batch_equation(batch_equation)
             .build()
             .unwrap();
         let verdicts = engine.verify(&items);
@@ -262,7 +264,8 @@ fn every_policy_agrees_with_its_oracles() {
             assert_eq!(
                 ed25519::verify(policy, item),
                 *verdict,
-                "{}: {backend} engine vs reference single (verdict and reason)",
+                "{}: {backend} engine (batch equation {batch_equation}) vs reference single \
+                 (verdict and reason)",
                 case.family
             );
             for (oracle, f) in oracles(policy) {
@@ -276,7 +279,7 @@ fn every_policy_agrees_with_its_oracles() {
                     hex::encode(&case.message),
                 );
             }
-            if backend == linesig::Backend::Portable {
+            if backend == linesig::Backend::Portable && !batch_equation {
                 *accepted.entry((policy.name(), case.family)).or_default() +=
                     usize::from(verdict.is_valid());
             }
@@ -311,6 +314,130 @@ fn every_policy_agrees_with_its_oracles() {
         strict_mixed > 0 && strict_mixed < r,
         "Strict accepts mixed-order A only when k·T = O: {strict_mixed}/{r}"
     );
+}
+
+/// Every valid family of a cofactored policy (honest signatures, small-order A and R,
+/// mixed-order A and R, non-canonical encodings of small-order points), shuffled
+/// together: the batch equation holds on every unit (none falls back), on every backend.
+#[test]
+fn the_batch_equation_holds_on_every_valid_family() {
+    let cases = generate(0x62617463, rounds() / 2);
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    for policy in [Policy::Zip215, Policy::Zip215Strict] {
+        let mut valid: Vec<(&'static str, Item<'_>)> = cases
+            .iter()
+            .map(|c| (c.family, c.item()))
+            .filter(|(_, item)| ed25519::verify(policy, item) == Verdict::Valid)
+            .collect();
+        for i in (1..valid.len()).rev() {
+            valid.swap(i, rng.gen_range(0..=i));
+        }
+        let families: std::collections::BTreeSet<&str> = valid.iter().map(|(f, _)| *f).collect();
+        assert!(families.len() >= 3, "{policy}: {families:?}");
+        let items: Vec<Item<'_>> = valid.iter().map(|(_, item)| *item).collect();
+        for backend in backends() {
+            let engine = Engine::builder()
+                .scheme(Scheme::Ed25519(policy))
+                .backend(backend)
+                .workers(2)
+                .batch_size(256)
+                .build()
+                .unwrap();
+            let verdicts = engine.verify(&items);
+            for ((family, _), verdict) in valid.iter().zip(&verdicts) {
+                assert_eq!(
+                    *verdict,
+                    Verdict::Valid,
+                    "{policy} {backend}: a '{family}' case"
+                );
+            }
+            let stats = engine.batch_equation_stats().expect("on by default");
+            assert!(
+                stats.held >= (items.len() / 256) as u64,
+                "{policy} {backend}: {stats:?}"
+            );
+            assert_eq!(
+                stats.found_few + stats.fell_back,
+                0,
+                "{policy} {backend}: {stats:?}"
+            );
+        }
+    }
+}
+
+/// Two invalid signatures whose error terms cancel (S + δ and S − δ; R + T and R − T
+/// with them, T of order 8), among honest ones: a batch check whose coefficients were
+/// constant, or equal for the two, would hold; each must be found invalid, on every
+/// backend, and the honest ones stay valid.
+#[test]
+fn errors_chosen_to_cancel_are_both_found() {
+    let mut rng = ChaCha20Rng::seed_from_u64(0xca9ce1);
+    let mut owned: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = Vec::new();
+    for _ in 0..200 {
+        let a = random_scalar(&mut rng);
+        let a_bytes = (B * a).compress().to_bytes();
+        let r = random_scalar(&mut rng);
+        let r_bytes = (B * r).compress().to_bytes();
+        let message = rng.gen::<[u8; 32]>().to_vec();
+        owned.push((
+            a_bytes.to_vec(),
+            message.clone(),
+            sign_raw(r, r_bytes, a, a_bytes, &message),
+        ));
+    }
+    // Pairs at 17 and 130 (prime-order errors ±δB) and 50 and 51 (±(δB + T)).
+    let delta = random_scalar(&mut rng);
+    let t = EIGHT_TORSION[3];
+    for (i, j, torsion) in [(17, 130, false), (50, 51, true)] {
+        for (at, sign) in [(i, Scalar::ONE), (j, -Scalar::ONE)] {
+            let a = random_scalar(&mut rng);
+            let a_bytes = (B * a).compress().to_bytes();
+            let r = random_scalar(&mut rng);
+            // R' = R − sign·T moves the error by +sign·T, as S' = S + sign·δ moves it
+            // by +sign·δB: e = sign·(δB + T).
+            let r_point = if torsion { B * r - t * sign } else { B * r };
+            let r_bytes = r_point.compress().to_bytes();
+            let message = rng.gen::<[u8; 32]>().to_vec();
+            let mut signature = sign_raw(r, r_bytes, a, a_bytes, &message);
+            let s = Scalar::from_canonical_bytes(signature[32..].try_into().unwrap()).unwrap();
+            signature[32..].copy_from_slice(&(s + sign * delta).to_bytes());
+            owned[at] = (a_bytes.to_vec(), message, signature);
+        }
+    }
+    let items: Vec<Item<'_>> = owned
+        .iter()
+        .map(|(pk, m, sig)| Item {
+            public_key: pk,
+            message: m,
+            signature: sig,
+            context: &[],
+        })
+        .collect();
+    for policy in [Policy::Zip215, Policy::Zip215Strict] {
+        for backend in backends() {
+            let engine = Engine::builder()
+                .scheme(Scheme::Ed25519(policy))
+                .backend(backend)
+                .workers(1)
+                .batch_size(256)
+                .build()
+                .unwrap();
+            let verdicts = engine.verify(&items);
+            for (i, verdict) in verdicts.iter().enumerate() {
+                let want = if [17, 130, 50, 51].contains(&i) {
+                    Verdict::Invalid(Reject::EquationFailed)
+                } else {
+                    Verdict::Valid
+                };
+                assert_eq!(*verdict, want, "{policy} {backend}: item {i}");
+            }
+            let stats = engine.batch_equation_stats().unwrap();
+            assert_eq!(
+                stats.held, 0,
+                "{policy} {backend}: the unit's check held: {stats:?}"
+            );
+        }
+    }
 }
 
 /// The hot-key cache changes no verdict and no reason on any family, on any backend.

@@ -44,16 +44,26 @@ fn truth(case: &Case, policy: Policy) -> bool {
 
 fn check_set(name: &str, cases: &[Case], policy: Policy, backend: Backend) -> usize {
     let items: Vec<Item<'_>> = cases.iter().map(Case::item).collect();
-    // Small units over several workers, so key groups straddle unit boundaries.
-    let engine = Engine::builder()
-        .scheme(Scheme::Ed25519(policy))
-        .backend(backend)
-        .workers(2)
-        .batch_size(7)
-        .build()
-        .unwrap();
-    let verdicts = engine.verify(&items);
+    // Small units over several workers, so key groups straddle unit boundaries, each
+    // signature alone; and units large enough for the batch equation (the cofactored
+    // policies' default), whose verdicts must be the same.
+    let engine = |batch_size, batch_equation| {
+        Engine::builder()
+            .scheme(Scheme::Ed25519(policy))
+            .backend(backend)
+            .workers(2)
+            .batch_size(batch_size)
+            .batch_equation(batch_equation)
+            .build()
+            .unwrap()
+    };
+    let verdicts = engine(7, false).verify(&items);
     assert_eq!(verdicts.len(), cases.len());
+    assert_eq!(
+        engine(256, true).verify(&items),
+        verdicts,
+        "{name} under {policy} on {backend}: the batch equation changed a verdict"
+    );
     let mut accepted = 0;
     for (case, verdict) in cases.iter().zip(&verdicts) {
         let want = truth(case, policy);

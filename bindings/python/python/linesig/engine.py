@@ -34,6 +34,10 @@ class Engine:
     keeps signing earns a table (Ed25519: its fixed-base table, about 0.1 MB; ML-DSA:
     its expanded form, 21-68 KB) that makes its later verifications two to three times
     cheaper. ``key_cache_stats()`` reports its hit rate and memory.
+    ``batch_equation`` (``zip215``, ``zip215-strict``): check each work unit with one
+    randomized batch equation before any signature alone (default True), or each alone
+    (False: every verdict a deterministic function of its item). The verdicts are the
+    same either way; ``batch_equation_stats()`` counts the work units.
     """
 
     def __init__(
@@ -44,8 +48,16 @@ class Engine:
         batch_size: int = 512,
         backend: Optional[str] = None,
         key_cache_mb: int = 0,
+        batch_equation: bool = True,
     ) -> None:
-        self._engine = _native.Engine(scheme, policy, workers, batch_size, backend, key_cache_mb)
+        self._engine = _native.Engine(
+            scheme, policy, workers, batch_size, backend, key_cache_mb, batch_equation
+        )
+
+    def batch_equation_stats(self) -> Optional[dict]:
+        """The batch equation's work units (``held``, ``found_few``, ``fell_back``,
+        ``skipped``), or None when it is off."""
+        return self._engine.batch_equation_stats()
 
     def key_cache_stats(self) -> Optional[dict]:
         """The hot-key cache's counters (``hit_rate``, ``entries``, ``used_bytes``,
@@ -57,6 +69,7 @@ class Engine:
     workers = property(lambda self: self._engine.workers)
     batch_size = property(lambda self: self._engine.batch_size)
     backend = property(lambda self: self._engine.backend)
+    batch_equation = property(lambda self: self._engine.batch_equation)
 
     def __repr__(self) -> str:
         return "Engine(scheme=%r, policy=%r, workers=%d, batch_size=%d, backend=%r)" % (

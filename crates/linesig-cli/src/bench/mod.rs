@@ -51,6 +51,11 @@ pub struct BenchArgs {
     /// are those of the timed rounds.
     #[arg(long, default_value_t = 0, value_parser = crate::args::parse_mib)]
     key_cache_mb: usize,
+    /// zip215 and zip215-strict: check each work unit with one randomized batch
+    /// equation before any signature alone (on), or each alone (off: every verdict a
+    /// deterministic function of its item). Verdicts are the same either way.
+    #[arg(long, value_enum, default_value_t = crate::args::Switch::On)]
+    pub(crate) batch_equation: crate::args::Switch,
     /// Bytes per message.
     #[arg(long, default_value_t = 32)]
     msg_size: usize,

@@ -44,6 +44,18 @@ pub(crate) struct RunReport {
     pub(crate) yardstick: Option<YardstickReport>,
     /// With `--key-cache-mb`: the cache's counters after the last round.
     pub(crate) key_cache: Option<KeyCacheReport>,
+    /// zip215 and zip215-strict: whether the batch equation was on, and its work units
+    /// over the warm-up pass and every round.
+    pub(crate) batch_equation: Option<BatchEquationReport>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct BatchEquationReport {
+    pub(crate) on: bool,
+    pub(crate) units_held: u64,
+    pub(crate) units_found_few: u64,
+    pub(crate) units_fell_back: u64,
+    pub(crate) units_skipped: u64,
 }
 
 #[derive(Serialize)]
@@ -141,6 +153,7 @@ pub(crate) fn report(
         operations: Vec::new(),
         yardstick: head.yardsticks.first().cloned(),
         key_cache: None,
+        batch_equation: None,
         head,
     }
 }
@@ -253,6 +266,17 @@ pub(crate) fn print_report(scheme: Scheme, r: &RunReport, total_seconds: f64) {
         "Invalid signatures:     {} (fraction {})",
         r.invalid_count, r.invalid_fraction
     );
+    if let Some(b) = &r.batch_equation {
+        if b.on {
+            println!(
+                "Batch equation:         on (work units: {} held, {} found few invalid, {} \
+                 fell back, {} skipped)",
+                b.units_held, b.units_found_few, b.units_fell_back, b.units_skipped
+            );
+        } else {
+            println!("Batch equation:         off (each signature alone)");
+        }
+    }
     println!("Seed:                   {}", r.seed);
     println!("Time to generate keys:  {:.3} s", r.keygen_seconds);
     println!("Time to sign:           {:.3} s", r.sign_seconds);

@@ -2,7 +2,9 @@
 //! configuration, the cache on and off), the yardsticks in the same rounds, and the
 //! per-operation rows.
 use super::op_rows::{time_row, OperationRow};
-use super::report::{cache_report, print_report, print_sweep, report, RunReport, YardstickRun};
+use super::report::{
+    cache_report, print_report, print_sweep, report, BatchEquationReport, RunReport, YardstickRun,
+};
 use super::run::{json_line, Bench, BenchReport, Notes};
 use super::{BenchArgs, YardstickChoice, DEFAULT_OP_ITERATIONS};
 use crate::args::{parse_backend, CliError};
@@ -62,7 +64,8 @@ impl<S: Signer> SignatureBench<'_, S> {
             let mut builder = Engine::builder()
                 .scheme(self.scheme)
                 .workers(workers)
-                .batch_size(batch);
+                .batch_size(batch)
+                .batch_equation(args.batch_equation.on());
             if let Some(b) = backend {
                 builder = builder.backend(b);
             }
@@ -224,6 +227,7 @@ impl<S: Signer> Bench for SignatureBench<'_, S> {
             .as_ref()
             .map(|(_, t, _)| workload.len() as f64 / median(t.clone()).wall.as_secs_f64());
         for ((r, (engine, _, _)), warm) in reports.iter_mut().zip(&self.runs).zip(&self.warm) {
+            r.batch_equation = batch_equation_report(engine);
             r.key_cache = engine.key_cache_stats().map(|s| {
                 cache_report(
                     s,
@@ -244,6 +248,24 @@ impl<S: Signer> Bench for SignatureBench<'_, S> {
             reports,
         })
     }
+}
+
+/// The batch equation's units for a cofactored Ed25519 engine (on or off), else `None`.
+fn batch_equation_report(engine: &Engine) -> Option<BatchEquationReport> {
+    let Scheme::Ed25519(policy) = engine.scheme() else {
+        return None;
+    };
+    if policy == linesig::Policy::Strict {
+        return None;
+    }
+    let s = engine.batch_equation_stats().unwrap_or_default();
+    Some(BatchEquationReport {
+        on: engine.batch_equation(),
+        units_held: s.held,
+        units_found_few: s.found_few,
+        units_fell_back: s.fell_back,
+        units_skipped: s.skipped,
+    })
 }
 
 /// One report per engine configuration (one unless `--sweep`), the fastest marked.

@@ -37,6 +37,11 @@ pub struct PipelineArgs {
     /// signing earn fixed-base tables that make their verifications cheaper.
     #[arg(long, default_value_t = 64, value_parser = crate::args::parse_mib)]
     key_cache_mb: usize,
+    /// zip215 and zip215-strict: check each work unit with one randomized batch
+    /// equation before any signature alone (on), or each alone (off: every verdict a
+    /// deterministic function of its item). Verdicts are the same either way.
+    #[arg(long, value_enum, default_value_t = crate::args::Switch::On)]
+    batch_equation: crate::args::Switch,
     /// Longest a verify tile holds its batch back to fill once the queue is dry, in
     /// microseconds. 0 verifies at once; while packets keep coming a batch grows anyway
     /// (up to --batch), so high load still gets full batches.
@@ -91,7 +96,8 @@ impl PipelineArgs {
         let mut builder = Engine::builder()
             .scheme(Scheme::Ed25519(self.policy))
             .batch_size(ENGINE_UNIT)
-            .key_cache(self.key_cache_mb.saturating_mul(1 << 20));
+            .key_cache(self.key_cache_mb.saturating_mul(1 << 20))
+            .batch_equation(self.batch_equation.on());
         if let Some(w) = self.workers {
             builder = builder.workers(w);
         }

@@ -51,6 +51,11 @@ pub struct VerifyArgs {
     /// cheaper. Verdicts never change.
     #[arg(long, default_value_t = 0, value_parser = crate::args::parse_mib)]
     key_cache_mb: usize,
+    /// zip215 and zip215-strict: check each work unit with one randomized batch
+    /// equation before any signature alone (on), or each alone (off: every verdict a
+    /// deterministic function of its item). Verdicts are the same either way.
+    #[arg(long, value_enum, default_value_t = crate::args::Switch::On)]
+    batch_equation: crate::args::Switch,
     /// Backend: auto, avx512, avx2 or portable (for ML-DSA: libcrux; avx2 and avx512 run
     /// linesig's own verifier on AVX2 / AVX-512 lanes).
     #[arg(long, default_value = "auto")]
@@ -150,7 +155,8 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
     let mut builder = Engine::builder()
         .scheme(scheme)
         .batch_size(args.batch)
-        .key_cache(args.key_cache_mb.saturating_mul(1 << 20));
+        .key_cache(args.key_cache_mb.saturating_mul(1 << 20))
+        .batch_equation(args.batch_equation.on());
     if let Some(w) = args.workers {
         builder = builder.workers(w);
     }

@@ -48,7 +48,7 @@ fn time_backends(
     for _ in 0..ROUNDS {
         for (backend, best) in candidates.iter().zip(&mut best) {
             let start = Instant::now();
-            verify_unit(policy, *backend, usize::MAX, None, items, 0, &mut out);
+            verify_unit(policy, *backend, usize::MAX, None, None, items, 0, &mut out);
             *best = (*best).min(start.elapsed());
             if out.iter().any(|v| *v != Verdict::Valid) {
                 return None;

@@ -8,6 +8,7 @@
 //!
 //! k = SHA-512(R ‖ A ‖ M) mod L, over the bytes exactly as received.
 
+mod batch_coefficients;
 mod calibration;
 mod encoding;
 mod field;
@@ -23,6 +24,7 @@ pub use crate::error::UnknownPolicy;
 pub use lanes::{Plan, Stage};
 pub use policy::Policy;
 
+use crate::batch_gate::BatchGate;
 use crate::grouping::key_groups;
 use crate::item::{Item, ItemSource};
 use crate::key_cache::KeyCache;
@@ -38,13 +40,15 @@ pub const PUBLIC_KEY_LEN: usize = 32;
 pub const SIGNATURE_LEN: usize = 64;
 
 /// Verify one item under `policy` on the reference backend. The engine gives the same
-/// verdict for the same item, whatever the batch, backend, workers or batch size.
+/// verdict for the same item, whatever the batch, backend, workers or batch size (with
+/// the batch equation on, but with probability at most 2^−127 per check: design §4).
 pub fn verify(policy: Policy, item: &Item<'_>) -> Verdict {
     let mut out = [Verdict::Invalid(Reject::EquationFailed)];
     verify_unit(
         policy,
         Backend::Portable,
         usize::MAX,
+        None,
         None,
         std::slice::from_ref(item),
         0,
@@ -54,6 +58,7 @@ pub fn verify(policy: Policy, item: &Item<'_>) -> Verdict {
 }
 
 /// One well-formed item of a work unit, with its slot in the unit's verdicts.
+#[derive(Clone, Copy)]
 pub(crate) struct UnitEntry<'a> {
     pub public_key: &'a [u8; PUBLIC_KEY_LEN],
     pub signature: &'a [u8; SIGNATURE_LEN],
@@ -63,13 +68,17 @@ pub(crate) struct UnitEntry<'a> {
 
 /// Verify items `start..start + out.len()` of `items` into `out`: lengths first, then
 /// items grouped by public key so each distinct key is decoded once; with a key cache,
-/// the groups of hot keys on their fixed-base tables. A lane backend fills at most
-/// `lanes_in_use` lanes per vector (`usize::MAX`: all).
+/// the groups of hot keys on their fixed-base tables; with a batch gate (the engine's
+/// batch equation on) and a cofactored policy, the rest on the batch equation
+/// ([`batched`]). A lane backend fills at most `lanes_in_use` lanes per vector
+/// (`usize::MAX`: all).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     policy: Policy,
     backend: Backend,
     lanes_in_use: usize,
     key_cache: Option<&KeyCache>,
+    batch: Option<&BatchGate>,
     items: &S,
     start: usize,
     out: &mut [Verdict],
@@ -91,6 +100,10 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
             Backend::Avx2 | Backend::Avx512 => groups,
         };
     }
+    let (entries, groups) = match batch {
+        Some(gate) if rules.cofactored => batched(rules, backend, gate, entries, groups, out),
+        _ => (entries, groups),
+    };
     match backend {
         Backend::Portable => reference::verify_groups(rules, &entries, &groups, out),
         #[cfg(target_arch = "x86_64")]
@@ -101,6 +114,47 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
         #[cfg(not(target_arch = "x86_64"))]
         Backend::Avx2 | Backend::Avx512 => reference::verify_groups(rules, &entries, &groups, out),
     }
+}
+
+/// The batch equation over `groups` where the gate admits the unit and it is large enough
+/// (`lanes::batch_equation`): it settles what it can into `out` and returns the entries
+/// left for the per-signature path, grouped again. The coefficients come from the
+/// operating system; where it has none to give, the unit takes the per-signature path.
+fn batched<'a>(
+    rules: Rules,
+    backend: Backend,
+    gate: &BatchGate,
+    entries: Vec<UnitEntry<'a>>,
+    groups: Vec<std::ops::Range<usize>>,
+    out: &mut [Verdict],
+) -> (Vec<UnitEntry<'a>>, Vec<std::ops::Range<usize>>) {
+    let count: usize = groups.iter().map(|g| g.len()).sum();
+    if count < lanes::MIN_BATCH || !gate.admit() {
+        return (entries, groups);
+    }
+    let Ok(coefficients) = batch_coefficients::Coefficients::draw() else {
+        return (entries, groups);
+    };
+    let settled = match backend {
+        Backend::Portable => {
+            lanes::portable::verify_batched(rules, &entries, &groups, &coefficients, out)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2 => lanes::avx2::verify_batched(rules, &entries, &groups, &coefficients, out),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512 => {
+            lanes::avx512::verify_batched(rules, &entries, &groups, &coefficients, out)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Backend::Avx2 | Backend::Avx512 => None,
+    };
+    let Some(settled) = settled else {
+        return (entries, groups);
+    };
+    gate.record(settled.outcome);
+    let mut rest: Vec<UnitEntry<'a>> = settled.rest.iter().map(|&i| entries[i]).collect();
+    let groups = key_groups(&mut rest, |e| e.public_key);
+    (rest, groups)
 }
 
 /// The well-formed items `start..start + out.len()` of `items`; the others get their
@@ -266,11 +320,12 @@ impl SchemeVerifier for Policy {
         backend: Backend,
         lanes: usize,
         cache: Option<&KeyCache>,
+        batch: Option<&BatchGate>,
         items: &S,
         start: usize,
         out: &mut [Verdict],
     ) {
-        verify_unit(self, backend, lanes, cache, items, start, out)
+        verify_unit(self, backend, lanes, cache, batch, items, start, out)
     }
 }
 

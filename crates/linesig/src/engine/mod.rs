@@ -5,6 +5,7 @@
 //! and a pool of `workers` threads the rest; each unit writes the verdicts of its own
 //! items, so verdict order is input order whatever the schedule.
 
+use crate::batch_gate::{BatchEquationStats, BatchGate};
 use crate::error::Error;
 use crate::item::{Item, ItemBatch, ItemSource};
 use crate::key_cache::{self, KeyCache, KeyCacheStats};
@@ -32,6 +33,7 @@ pub struct EngineBuilder {
     backend: Option<Backend>,
     lanes: Option<usize>,
     key_cache_bytes: usize,
+    batch_equation: bool,
 }
 
 impl Default for EngineBuilder {
@@ -43,6 +45,7 @@ impl Default for EngineBuilder {
             backend: None,
             lanes: None,
             key_cache_bytes: 0,
+            batch_equation: true,
         }
     }
 }
@@ -79,7 +82,8 @@ impl EngineBuilder {
     /// Signatures a lane-parallel backend puts in one vector (default: all its lanes;
     /// more than it has means all). Fewer leave lanes idle: this exists to measure how
     /// throughput scales with lanes (`linesig bench --lanes`), not for production. The
-    /// reference backend has no lanes and ignores it.
+    /// reference backend has no lanes and ignores it, and so do the batch equation's sums
+    /// (their lanes hold windows, not signatures).
     pub fn lanes(mut self, lanes: usize) -> Self {
         self.lanes = Some(lanes);
         self
@@ -94,6 +98,19 @@ impl EngineBuilder {
     /// ends). Verdicts never depend on it.
     pub fn key_cache(mut self, bytes: usize) -> Self {
         self.key_cache_bytes = bytes;
+        self
+    }
+
+    /// Whether the cofactored Ed25519 policies (`zip215`, `zip215-strict`) check a work
+    /// unit's signatures with one randomized batch equation before any one alone
+    /// (default: on, as every batch verifier of those chains does). Each signature still
+    /// gets its own verdict, the per-signature path's: where the batch holds, each is
+    /// valid but with probability at most 2^−127 per call (docs/design.md §3, "The batch
+    /// equation"); where it fails, the invalid ones are found and get their reasons.
+    /// Off, a verdict is a deterministic function of the item alone, with no
+    /// randomness at all. `strict` and the other schemes never take this path.
+    pub fn batch_equation(mut self, on: bool) -> Self {
+        self.batch_equation = on;
         self
     }
 
@@ -147,6 +164,7 @@ impl EngineBuilder {
             backend,
             lanes: self.lanes.unwrap_or(usize::MAX),
             key_cache,
+            batch_gate: self.batch_equation.then(BatchGate::new),
             pool,
         })
     }
@@ -208,6 +226,8 @@ pub struct Engine {
     /// Most signatures per vector (`usize::MAX`: all the backend's lanes).
     lanes: usize,
     key_cache: Option<KeyCache>,
+    /// Where the batch equation is on: when units try it (shared by the workers).
+    batch_gate: Option<BatchGate>,
     /// Shared with the engine's siblings ([`Engine::sibling`]).
     pool: Arc<rayon::ThreadPool>,
 }
@@ -220,6 +240,7 @@ impl std::fmt::Debug for Engine {
             .field("batch_size", &self.batch_size)
             .field("backend", &self.backend)
             .field("key_cache", &self.key_cache_stats())
+            .field("batch_equation", &self.batch_equation())
             .finish()
     }
 }
@@ -245,11 +266,23 @@ impl Engine {
         self.backend
     }
 
+    /// Whether the batch equation is on ([`EngineBuilder::batch_equation`]; it applies to
+    /// the cofactored Ed25519 policies only).
+    pub fn batch_equation(&self) -> bool {
+        self.batch_gate.is_some()
+    }
+
+    /// How the batch equation went per work unit, if it is on.
+    pub fn batch_equation_stats(&self) -> Option<BatchEquationStats> {
+        self.batch_gate.as_ref().map(BatchGate::stats)
+    }
+
     /// An engine for `scheme` on this engine's worker pool, with its workers, batch size
     /// and lane count: its calls and this engine's share the same threads (the packet
     /// pipeline verifies precompile signatures under `strict` this way beside the
     /// transaction policy). Its backend is this engine's where that runs `scheme` on this
-    /// CPU, else the scheme's best; it has no key cache.
+    /// CPU, else the scheme's best; it has no key cache, and the batch equation as this
+    /// engine has it (with a gate of its own).
     pub fn sibling(&self, scheme: Scheme) -> Result<Engine, Error> {
         let isa = Isa::detected();
         let forced = Some(self.backend).filter(|b| b.runs_on(scheme, isa));
@@ -260,6 +293,7 @@ impl Engine {
             backend: choose_backend(scheme, forced, isa)?,
             lanes: self.lanes,
             key_cache: None,
+            batch_gate: self.batch_gate.as_ref().map(|_| BatchGate::new()),
             pool: Arc::clone(&self.pool),
         })
     }
@@ -396,7 +430,7 @@ impl Engine {
     fn verify_unit<S: ItemSource + ?Sized>(&self, items: &S, start: usize, out: &mut [Verdict]) {
         let cache = self.key_cache.as_ref();
         dispatch!(self.scheme, v => {
-            v.verify_unit(self.backend, self.lanes, cache, items, start, out)
+            v.verify_unit(self.backend, self.lanes, cache, self.batch_gate.as_ref(), items, start, out)
         })
     }
 }

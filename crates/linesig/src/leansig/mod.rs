@@ -319,6 +319,7 @@ impl SchemeVerifier for Instance {
         backend: Backend,
         lanes: usize,
         _cache: Option<&KeyCache>,
+        _batch: Option<&crate::batch_gate::BatchGate>,
         items: &S,
         start: usize,
         out: &mut [Verdict],

@@ -232,6 +232,7 @@ impl SchemeVerifier for ParameterSet {
         backend: Backend,
         _lanes: usize,
         cache: Option<&KeyCache>,
+        _batch: Option<&crate::batch_gate::BatchGate>,
         items: &S,
         start: usize,
         out: &mut [Verdict],

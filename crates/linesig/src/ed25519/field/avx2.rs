@@ -21,6 +21,7 @@
 //! which run after their path's `supported()` held. So the AVX2 intrinsics below only
 //! execute on CPUs that have AVX2.
 
+use super::Line;
 use core::arch::x86_64::*;
 use linesig_simd::u64x4::{add as add64, blend, splat};
 
@@ -438,6 +439,25 @@ kernels! {
     #[inline]
     fn fe_select(mask: u8, a: &Fe4, b: &Fe4) -> Fe4 {
         Fe4(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
+    }
+
+    /// As [`store_rows`] into rows padded to whole cache lines.
+    #[inline]
+    fn store_lines<'r>(f: &Fe4, rows: impl IntoIterator<Item = (usize, &'r mut Line<[u64; 10]>)>) {
+        store_rows(f, rows.into_iter().map(|(lane, row)| (lane, &mut row.0)))
+    }
+
+    /// As [`fe_from_rows`] from rows padded to whole cache lines.
+    #[inline]
+    fn fe_from_lines(rows: &[&Line<[u64; 10]>]) -> Fe4 {
+        let rows: [&[u64; 10]; LANES] = core::array::from_fn(|lane| &rows[lane].0);
+        fe_from_rows(&rows)
+    }
+
+    /// Every lane from one row: ten broadcasts.
+    #[inline]
+    fn fe_splat_row(row: &[u64; 10]) -> Fe4 {
+        Fe4(core::array::from_fn(|i| splat(row[i])))
     }
 
     /// Gather limbs 4 at a time: load 4 limbs of each lane and transpose the 4 × 4 block so

@@ -34,6 +34,7 @@
 //! "Measurements behind the code's choices"). So the intrinsics below only execute on
 //! CPUs that have them.
 
+use super::Line;
 use core::arch::x86_64::*;
 use linesig_simd::u64x8::{add as add64, blend, splat};
 
@@ -314,6 +315,34 @@ kernels! {
         }
     }
 
+    /// Every lane from one row: five broadcasts.
+    #[inline]
+    fn fe_splat_row(row: &[u64; 5]) -> Fe8 {
+        Fe8(core::array::from_fn(|i| splat(row[i])))
+    }
+
+    /// As [`store_rows`] into rows that each fill a cache line: whole-line stores, which
+    /// (unlike masked ones) forward to the loads of [`fe_from_lines`] and never split.
+    #[inline]
+    fn store_lines<'r>(f: &Fe8, rows: impl IntoIterator<Item = (usize, &'r mut Line<[u64; 5]>)>) {
+        let all = lane_rows(f);
+        for (lane, row) in rows {
+            // SAFETY: a `Line` is 64 bytes, 64-byte aligned: one aligned 64-byte store.
+            unsafe { _mm512_store_si512((row as *mut Line<[u64; 5]>).cast(), all[lane]) };
+        }
+    }
+
+    /// As [`fe_from_rows`] from rows that each fill a cache line: whole-line loads (the
+    /// transposition reads limbs 0..5 of each and ignores the rest).
+    #[inline]
+    fn fe_from_lines(rows: &[&Line<[u64; 5]>]) -> Fe8 {
+        // SAFETY: a `Line` is 64 bytes, 64-byte aligned: one aligned 64-byte load.
+        let r: [__m512i; LANES] = core::array::from_fn(|lane| unsafe {
+            _mm512_load_si512((rows[lane] as *const Line<[u64; 5]>).cast())
+        });
+        transpose_rows(r)
+    }
+
     /// Limb k of eight rows into one vector per limb: each 40-byte row is read with one
     /// masked load and the 8 × 5 block is transposed in registers (19 shuffles). Five
     /// `vpgatherqq` (one per limb, 40 single loads through the gather unit) do the same,
@@ -327,6 +356,13 @@ kernels! {
         let r: [__m512i; LANES] = core::array::from_fn(|lane| unsafe {
             _mm512_maskz_loadu_epi64(0b1_1111, rows[lane].as_ptr().cast())
         });
+        transpose_rows(r)
+    }
+
+    /// Limbs 0..5 of eight loaded rows (slots 5..8 are never read) into one vector per
+    /// limb.
+    #[inline]
+    fn transpose_rows(r: [__m512i; LANES]) -> Fe8 {
         // Pairs: unpacklo(a, b) = [a0 b0 | a2 b2 | a4 b4 | 0 0] (128-bit lanes),
         // unpackhi(a, b) = [a1 b1 | a3 b3 | 0 0 | 0 0].
         let even: [__m512i; 4] =

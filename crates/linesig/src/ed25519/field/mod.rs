@@ -5,6 +5,14 @@
 /// The most lanes any backend has (8 for AVX-512); sizes the per-lane byte arrays.
 pub(crate) const MAX_LANES: usize = 8;
 
+/// One lane's limbs on a cache line of their own (64 bytes, 64-byte aligned): rows that
+/// are written and read back at random, as the batch equation's buckets are. Packed
+/// 40-byte rows straddle lines, and their masked stores do not forward to the loads that
+/// read them back; a whole line is one aligned store and one load.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+pub(crate) struct Line<T>(pub T);
+
 /// One field element per lane. Masks are bitmasks: bit i stands for lane i.
 ///
 /// Bounds are the implementation's business: every method accepts the output of every
@@ -57,6 +65,27 @@ pub(crate) trait LaneField: Copy {
     }
     /// Lane i from `rows[i]`.
     fn from_lane_limbs(rows: &[&Self::Limbs]) -> Self;
+    /// As [`LaneField::from_lane_limbs`] from rows on cache lines of their own.
+    fn from_lane_lines(rows: &[&Line<Self::Limbs>]) -> Self {
+        let rows: [&Self::Limbs; MAX_LANES] =
+            core::array::from_fn(|i| &rows[i.min(rows.len() - 1)].0);
+        Self::from_lane_limbs(&rows[..Self::LANES])
+    }
+    /// As [`LaneField::store_lane_limbs`] into rows on cache lines of their own (a
+    /// backend may write each whole line).
+    fn store_lane_lines<'r>(
+        &self,
+        rows: impl IntoIterator<Item = (usize, &'r mut Line<Self::Limbs>)>,
+    ) where
+        Self::Limbs: 'r,
+    {
+        self.store_lane_limbs(rows.into_iter().map(|(lane, row)| (lane, &mut row.0)))
+    }
+    /// Every lane from `row`: one point added in every lane (the batch equation's
+    /// buckets), a broadcast per limb where the backend has one, with no transposition.
+    fn splat_limbs(row: &Self::Limbs) -> Self {
+        Self::from_lane_limbs(&[row; MAX_LANES][..Self::LANES])
+    }
 
     /// Lanes whose value is 0 mod p.
     fn zero_mask(&self) -> u8 {
@@ -75,6 +104,7 @@ pub(crate) trait LaneField: Copy {
 /// `impl LaneField` for a backend's element type, as `#[inline(always)]` shims over the
 /// module's `#[target_feature]` functions (`fe_constant`, `fe_add`, `fe_sub`, `fe_mul`,
 /// `fe_square`, `fe_pow2k`, `fe_select`, `fe_zero_mask`, `fe_odd_mask`, `fe_from_rows`,
+/// `fe_splat_row`, `fe_from_lines`, `store_lines`,
 /// `from_limb_lanes`, `to_limb_lanes`, `stored_limbs`) and constants (`LANES`,
 /// `LIMB_OFFSET`, `LIMB_BITS`): LLVM inlines an intrinsic only into a caller that has its
 /// features, and does not reliably revisit calls hoisted into one by `#[inline(always)]`,
@@ -166,6 +196,21 @@ macro_rules! lane_field_shims {
             #[inline(always)]
             fn from_lane_limbs(rows: &[&$limbs]) -> Self {
                 unsafe { fe_from_rows(rows) }
+            }
+            #[inline(always)]
+            fn splat_limbs(row: &$limbs) -> Self {
+                unsafe { fe_splat_row(row) }
+            }
+            #[inline(always)]
+            fn from_lane_lines(rows: &[&super::Line<$limbs>]) -> Self {
+                unsafe { fe_from_lines(rows) }
+            }
+            #[inline(always)]
+            fn store_lane_lines<'r>(
+                &self,
+                rows: impl IntoIterator<Item = (usize, &'r mut super::Line<$limbs>)>,
+            ) {
+                unsafe { store_lines(self, rows) }
             }
         }
     };

@@ -3,6 +3,7 @@
 //! vectors, its base radix and its plan (`lane_backend!`), and the portable one for
 //! the hot-key path.
 
+use super::batch_equation::{self, Settled};
 use super::ladder::{InlineSteps, Ladder, LadderSteps};
 use super::point::{AddendRows, AffineLimbs, Constants, Extended, TwoZ};
 #[cfg(any(test, feature = "profile"))]
@@ -10,6 +11,7 @@ use super::stage::CycleClock;
 use super::stage::StageClock;
 use super::tables::{base_tables, BaseRadix, BaseTables};
 use super::{fixed_base, verify_entries, Plan};
+use crate::ed25519::batch_coefficients::Coefficients;
 use crate::ed25519::policy::Rules;
 use crate::ed25519::UnitEntry;
 use crate::key_cache::KeyCache;
@@ -216,6 +218,35 @@ macro_rules! lane_backend {
                 }
             }
 
+            kernels! {
+                fn verify_batched_here(
+                    rules: Rules,
+                    entries: &[UnitEntry<'_>],
+                    groups: &[Range<usize>],
+                    coefficients: &Coefficients,
+                    out: &mut [Verdict],
+                ) -> Settled {
+                    batch_equation::verify::<$field, $words, $key_vectors>(
+                        rules, entries, groups, coefficients, out,
+                    )
+                }
+            }
+
+            /// The batch equation over the groups (a cofactored policy's), or `None`
+            /// (nothing settled) where [`supported`] fails.
+            pub(crate) fn verify_batched(
+                rules: Rules,
+                entries: &[UnitEntry<'_>],
+                groups: &[Range<usize>],
+                coefficients: &Coefficients,
+                out: &mut [Verdict],
+            ) -> Option<Settled> {
+                // SAFETY: the CPU has the target features, checked first.
+                supported().then(|| unsafe {
+                    verify_batched_here(rules, entries, groups, coefficients, out)
+                })
+            }
+
             /// Verify the groups of cached (or newly admitted) keys on fixed-base
             /// tables; return the rest (all of them where [`supported`] fails).
             pub(crate) fn verify_hot(
@@ -271,6 +302,23 @@ pub(crate) mod portable {
     /// Bytes of one hot key's table.
     pub(crate) fn key_table_bytes() -> usize {
         fixed_base::key_table_bytes::<Fe1>()
+    }
+
+    /// As the vector backends' `verify_batched`: one lane, one window per vector.
+    pub(crate) fn verify_batched(
+        rules: Rules,
+        entries: &[UnitEntry<'_>],
+        groups: &[Range<usize>],
+        coefficients: &Coefficients,
+        out: &mut [Verdict],
+    ) -> Option<Settled> {
+        Some(batch_equation::verify::<Fe1, Words1, 3>(
+            rules,
+            entries,
+            groups,
+            coefficients,
+            out,
+        ))
     }
 }
 

@@ -34,8 +34,10 @@
 //! take the path above.
 
 mod backends;
+mod batch_equation;
 mod fixed_base;
 mod ladder;
+mod msm;
 mod point;
 mod scalar;
 mod stage;
@@ -61,6 +63,7 @@ use tables::{build_tables, multiples, store_tables, BaseTables, Table};
 pub(crate) use backends::portable;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use backends::{avx2, avx512};
+pub(crate) use batch_equation::MIN_BATCH;
 #[cfg(all(target_arch = "x86_64", any(test, feature = "profile")))]
 pub(crate) use stage::CycleClock;
 pub use stage::Stage;
@@ -169,21 +172,8 @@ pub(crate) fn verify_entries<F: LaneField, W: LaneWords, const KEY_VECTORS: usiz
     let lanes = lanes.clamp(1, F::LANES);
 
     // 1. The byte checks on every key and signature, and every k at once on the
-    // multi-buffer hash: none of it needs a decoded key. A job's `table` holds its
-    // group's ordinal in `to_decode` until that key is decoded.
-    let mut to_decode = Vec::with_capacity(groups.len());
-    for range in groups {
-        match precheck_key(rules, entries[range.start].public_key) {
-            Err(reason) => reject_group(entries, range, reason, out),
-            Ok(()) => to_decode.push(range.clone()),
-        }
-    }
-    let by_ordinal: Vec<(Range<usize>, u32)> = to_decode
-        .iter()
-        .enumerate()
-        .map(|(ordinal, range)| (range.clone(), ordinal as u32))
-        .collect();
-    let jobs = prepare_jobs::<W>(rules, entries, &by_ordinal, out);
+    // multi-buffer hash: none of it needs a decoded key.
+    let (to_decode, jobs) = checked_jobs::<W>(rules, entries, groups, out);
     clock.lap(Some(Stage::Hash));
 
     match plan {
@@ -364,16 +354,11 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock, const KEY_VECTORS: u
             let keep = keys.live & !small;
             store_tables(&multiples, keep, &mut tables);
             let mut next = tables.len() as u32 - keep.count_ones();
-            for (lane, range) in chunk[first..].iter().take(F::LANES).enumerate() {
-                if keys.live >> lane & 1 == 0 {
-                    reject_group(entries, range, Reject::BadPublicKey, out);
-                } else if small >> lane & 1 == 1 {
-                    reject_group(entries, range, Reject::SmallOrderKey, out);
-                } else {
-                    table_of[n * KEY_VECTORS * F::LANES + first + lane] = next;
-                    next += 1;
-                }
-            }
+            let ranges = &chunk[first..chunk.len().min(first + F::LANES)];
+            settle_keys(entries, ranges, keys.live, small, out, |lane| {
+                table_of[n * KEY_VECTORS * F::LANES + first + lane] = next;
+                next += 1;
+            });
         }
         clock.lap(Some(Stage::Keys));
 
@@ -516,6 +501,28 @@ fn decode_keys<F: LaneField, const N: usize>(
     })
 }
 
+/// The verdicts of a vector of keys' groups (`ranges`, lane i the i-th): rejected where
+/// the key did not decode (`live`) or, where the policy says, has small order (`small`);
+/// `keep(lane)` for the others.
+fn settle_keys(
+    entries: &[UnitEntry<'_>],
+    ranges: &[Range<usize>],
+    live: u8,
+    small: u8,
+    out: &mut [Verdict],
+    mut keep: impl FnMut(usize),
+) {
+    for (lane, range) in ranges.iter().enumerate() {
+        if live >> lane & 1 == 0 {
+            reject_group(entries, range, Reject::BadPublicKey, out);
+        } else if small >> lane & 1 == 1 {
+            reject_group(entries, range, Reject::SmallOrderKey, out);
+        } else {
+            keep(lane);
+        }
+    }
+}
+
 /// Every entry of `range` is invalid for the same reason (its key's).
 fn reject_group(
     entries: &[UnitEntry<'_>],
@@ -526,6 +533,32 @@ fn reject_group(
     for entry in &entries[range.clone()] {
         out[entry.slot as usize] = Verdict::Invalid(reason);
     }
+}
+
+/// The byte checks on each group's key (failures reject the group here), then
+/// [`prepare_jobs`] on the rest: the groups whose keys are to be decoded, and their jobs,
+/// whose `table` holds their group's ordinal among those until the key is decoded.
+#[inline(always)]
+fn checked_jobs<W: LaneWords>(
+    rules: Rules,
+    entries: &[UnitEntry<'_>],
+    groups: &[Range<usize>],
+    out: &mut [Verdict],
+) -> (Vec<Range<usize>>, Vec<Job>) {
+    let mut to_decode = Vec::with_capacity(groups.len());
+    for range in groups {
+        match precheck_key(rules, entries[range.start].public_key) {
+            Err(reason) => reject_group(entries, range, reason, out),
+            Ok(()) => to_decode.push(range.clone()),
+        }
+    }
+    let by_ordinal: Vec<(Range<usize>, u32)> = to_decode
+        .iter()
+        .enumerate()
+        .map(|(ordinal, range)| (range.clone(), ordinal as u32))
+        .collect();
+    let jobs = prepare_jobs::<W>(rules, entries, &by_ordinal, out);
+    (to_decode, jobs)
 }
 
 /// The jobs of the groups in `with_table` (each with its key's table index): the

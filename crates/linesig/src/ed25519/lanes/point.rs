@@ -249,6 +249,21 @@ impl<F: LaneField> Extended<F> {
         )
     }
 
+    /// self ← self ± q for an affine q in every lane (negated in the lanes of `negate`),
+    /// T computed: the batch equation's bucket step, whose addend is one point broadcast.
+    #[inline(always)]
+    pub fn add_assign_affine_point(&mut self, q: &Affine<F>, negate: u8) {
+        let sum = add_signed(
+            self,
+            negate,
+            || q.y_plus_x,
+            || q.y_minus_x,
+            || q.xy2d,
+            || self.z.add(&self.z),
+        );
+        *self = sum.to_extended();
+    }
+
     /// self ← [16]self, reading no T.
     #[inline(always)]
     pub fn mul_by_16_assign(&mut self) {

@@ -354,6 +354,7 @@ fn ragged_units_match_the_reference() {
                     backend,
                     usize::MAX,
                     None,
+                    None,
                     &items[..],
                     0,
                     &mut got,

@@ -1,0 +1,363 @@
+//! The batch equation's multi-scalar multiplication: whether Σ nᵢ·Pᵢ has small order,
+//! for affine points Pᵢ, by Pippenger's bucket method with the lanes of a vector on
+//! different windows.
+//!
+//! Scalars are cut into signed radix-2^c digits in [−2^(c−1), 2^(c−1)). For each window
+//! w, bucket d collects the points whose digit there is ±d, and the window's sum
+//! Σ d·bucket_d comes from two running sums, top bucket down (2·2^(c−1) additions for the
+//! whole window). A vector's lanes hold `LANES` consecutive windows, each with its own
+//! buckets: a point is added once per vector of windows, the same point in every lane
+//! (broadcast) into lane i's bucket |digit i| (negated where the digit is), so lanes never
+//! contend for a bucket and need no conflict handling. A bucket is one row per lane,
+//! gathered into the vector before its addition and written back after. The window sums
+//! meet at the end by Horner's rule (c doublings per window, one vector for the lot).
+//!
+//! Full scalars (reduced mod L, below 2^253) take ⌈254/c⌉ windows, the short ones of the
+//! coefficients zᵢ (below 2^127) ⌈128/c⌉: the top digit never carries out (a value
+//! below 2^(W·c − 1) keeps its top signed digit below 2^(c−1)), and vectors of windows
+//! above a short scalar's skip its point. c minimises the additions for the points at
+//! hand: larger windows mean fewer per point and more per bucket.
+
+use super::point::{Affine, AffineLimbs, Constants, Extended};
+use crate::ed25519::field::{LaneField, Line, MAX_LANES};
+
+/// Bits below which full (reduced mod L) and short (coefficient) scalars lie.
+const FULL_BITS: usize = 253;
+const SHORT_BITS: usize = super::super::batch_coefficients::BITS as usize;
+
+/// Signed radix-2^c windows a scalar below 2^bits needs.
+fn windows(bits: usize, c: usize) -> usize {
+    (bits + 1).div_ceil(c)
+}
+
+/// The window width with the fewest vector additions for `full` and `short` points on
+/// `lanes` lanes: each vector of windows adds every point whose scalar reaches it, and
+/// sums its 2^(c−1) buckets with two additions each.
+fn window_bits(full: usize, short: usize, lanes: usize) -> usize {
+    let additions = |c: usize| {
+        let (w_full, w_short) = (windows(FULL_BITS, c), windows(SHORT_BITS, c));
+        (0..w_full.div_ceil(lanes))
+            .map(|g| full + if g * lanes < w_short { short } else { 0 } + (1 << c))
+            .sum::<usize>()
+    };
+    (4..=10)
+        .min_by_key(|&c| additions(c))
+        .expect("a non-empty range")
+}
+
+/// Bits `offset..offset + width` of a 256-bit little-endian integer (zero past its end).
+fn bits_at(x: &[u64; 4], offset: usize, width: usize) -> i32 {
+    let (word, shift) = (offset / 64, offset % 64);
+    let low = x.get(word).map_or(0, |w| w >> shift);
+    let high = match (shift, x.get(word + 1)) {
+        (0, _) | (_, None) => 0,
+        (_, Some(w)) => w << (64 - shift),
+    };
+    ((low | high) & ((1 << width) - 1)) as i32
+}
+
+/// The `out.len()` signed radix-2^c digits of `x` (x below 2^(out.len()·c − 1)): each in
+/// [−2^(c−1), 2^(c−1)), but the top one, which takes no carry out and may be 2^(c−1)
+/// itself (its raw bits are below 2^(c−1), plus a carry in), whose bucket exists too.
+fn signed_digits(x: &[u64; 4], c: usize, out: &mut [i16]) {
+    let (half, full) = (1i32 << (c - 1), 1i32 << c);
+    let top = out.len() - 1;
+    let mut carry = 0;
+    for (w, digit) in out.iter_mut().enumerate() {
+        let v = bits_at(x, w * c, c) + carry;
+        carry = i32::from(v >= half && w < top);
+        *digit = (v - carry * full) as i16;
+        debug_assert!(w < top || v <= half, "the scalar needs more windows");
+    }
+}
+
+/// One point's rows as a bucket stores them: X, Y, Z, T, each on a cache line of its
+/// own ([`Line`]): a bucket is stored and read back for every point added to it.
+type Row<F> = [Line<<F as LaneField>::Limbs>; 4];
+
+/// Each lane's rows apart (`rows[lane][index]`), so that a vector is stored into one
+/// row of each lane straight from its registers ([`LaneField::store_lane_limbs`]).
+type LaneRows<F> = [Vec<Row<F>>; MAX_LANES];
+
+/// Lane i from `rows[i][at[i]]`.
+#[inline(always)]
+fn gather<F: LaneField>(rows: &LaneRows<F>, at: &[usize; MAX_LANES]) -> Extended<F> {
+    Extended {
+        x: gather_coordinate(rows, at, 0),
+        y: gather_coordinate(rows, at, 1),
+        z: gather_coordinate(rows, at, 2),
+        t: gather_coordinate(rows, at, 3),
+    }
+}
+
+/// Coordinate `k` of [`gather`]. (A function, not a closure: a closure is compiled
+/// without the kernel's target features, and its field calls would stay out of line.)
+#[inline(always)]
+fn gather_coordinate<F: LaneField>(rows: &LaneRows<F>, at: &[usize; MAX_LANES], k: usize) -> F {
+    let mut refs: [&Line<F::Limbs>; MAX_LANES] = [&rows[0][at[0]][k]; MAX_LANES];
+    for (lane, r) in refs.iter_mut().enumerate().take(F::LANES).skip(1) {
+        *r = &rows[lane][at[lane]][k];
+    }
+    F::from_lane_lines(&refs[..F::LANES])
+}
+
+/// Lane i into `rows[i][at[i]]`.
+#[inline(always)]
+fn scatter<F: LaneField>(p: &Extended<F>, rows: &mut LaneRows<F>, at: &[usize; MAX_LANES]) {
+    for (k, coordinate) in [p.x, p.y, p.z, p.t].iter().enumerate() {
+        coordinate.store_lane_lines(
+            rows.iter_mut()
+                .zip(at)
+                .take(F::LANES)
+                .enumerate()
+                .map(|(lane, (rows, &row))| (lane, &mut rows[row][k])),
+        );
+    }
+}
+
+/// The point of `row` in every lane.
+#[inline(always)]
+fn broadcast<F: LaneField>(row: &AffineLimbs<F>) -> Affine<F> {
+    Affine {
+        y_plus_x: F::splat_limbs(&row[0]),
+        y_minus_x: F::splat_limbs(&row[1]),
+        xy2d: F::splat_limbs(&row[2]),
+    }
+}
+
+/// Each lane's bucket for one point's digits in the windows `first..first + lanes`
+/// (0 past the last window), and the lanes whose digit is negative.
+#[inline(always)]
+fn bucket_slots(digits: &[i16], first: usize, lanes: usize) -> ([usize; MAX_LANES], u8) {
+    let mut at = [0usize; MAX_LANES];
+    let mut negate = 0u8;
+    for (lane, slot) in at.iter_mut().enumerate().take(lanes) {
+        let d = digits.get(first + lane).copied().unwrap_or(0);
+        negate |= u8::from(d < 0) << lane;
+        *slot = d.unsigned_abs() as usize;
+    }
+    (at, negate)
+}
+
+/// Whether Σ scalars[i]·points[i] has small order ([8]·Σ = O). The first `full` scalars
+/// are below 2^253, the rest below 2^127 (little-endian 64-bit limbs).
+#[inline(always)]
+pub(super) fn sum_has_small_order<F: LaneField>(
+    c: &Constants<F>,
+    points: &[AffineLimbs<F>],
+    scalars: &[[u64; 4]],
+    full: usize,
+) -> bool {
+    debug_assert_eq!(points.len(), scalars.len());
+    let lanes = F::LANES;
+    let bits = window_bits(full, points.len() - full, lanes);
+    let (w_full, w_short) = (windows(FULL_BITS, bits), windows(SHORT_BITS, bits));
+    let mut digits = vec![0i16; points.len() * w_full];
+    for (i, (scalar, row)) in scalars.iter().zip(digits.chunks_mut(w_full)).enumerate() {
+        let w = if i < full { w_full } else { w_short };
+        signed_digits(scalar, bits, &mut row[..w]);
+    }
+
+    let identity = Extended::<F>::identity();
+    let identity_row: Row<F> =
+        [identity.x, identity.y, identity.z, identity.t].map(|f| Line(f.lane_limbs(0)));
+    // Lane i's bucket d is row d of `buckets[i]` (bucket 0 takes the zero digits'
+    // additions and is never read).
+    let buckets_per_lane = (1 << (bits - 1)) + 1;
+    let mut buckets: LaneRows<F> = core::array::from_fn(|lane| {
+        if lane < lanes {
+            vec![identity_row; buckets_per_lane]
+        } else {
+            Vec::new()
+        }
+    });
+    let vectors = w_full.div_ceil(lanes);
+    // Window g·lanes + i's sum is row g of `window_sums[i]`.
+    let mut window_sums: LaneRows<F> = core::array::from_fn(|_| vec![identity_row; vectors]);
+    for g in 0..vectors {
+        let first = g * lanes;
+        let reach = if first < w_short { points.len() } else { full };
+        for lane_buckets in &mut buckets[..lanes] {
+            lane_buckets.fill(identity_row);
+        }
+        for (point, digits) in points[..reach].iter().zip(digits.chunks(w_full)) {
+            let (at, negate) = bucket_slots(digits, first, lanes);
+            let mut bucket = gather::<F>(&buckets, &at);
+            bucket.add_assign_affine_point(&broadcast(point), negate);
+            scatter(&bucket, &mut buckets, &at);
+        }
+        // Σ d·bucket_d = Σ over d of (the buckets from d up), top down.
+        let mut running = identity;
+        let mut total = identity;
+        for d in (1..buckets_per_lane).rev() {
+            let bucket = gather::<F>(&buckets, &[d; MAX_LANES]);
+            running = running.add(&bucket.to_cached(c)).to_extended();
+            total = total.add(&running.to_cached(c)).to_extended();
+        }
+        scatter(&total, &mut window_sums, &[g; MAX_LANES]);
+    }
+
+    // Horner over the windows, the same value in every lane.
+    let mut acc = identity;
+    for w in (0..w_full).rev() {
+        let mut p = acc.to_projective();
+        for _ in 1..bits {
+            p = p.double().to_projective();
+        }
+        acc = p.double().to_extended();
+        let row = &window_sums[w % lanes][w / lanes];
+        let [x, y, z, t] = [0, 1, 2, 3].map(|k| &row[k].0);
+        let window = Extended {
+            x: F::splat_limbs(x),
+            y: F::splat_limbs(y),
+            z: F::splat_limbs(z),
+            t: F::splat_limbs(t),
+        };
+        acc = acc.add(&window.to_cached(c)).to_extended();
+    }
+    acc.small_order_mask() & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::point::{decompress_many, Affine};
+    use super::*;
+    use curve25519_dalek::constants::{ED25519_BASEPOINT_POINT as B, EIGHT_TORSION};
+    use curve25519_dalek::{EdwardsPoint, Scalar};
+    use num_bigint::BigInt;
+    use rand::{RngCore, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    fn value(digits: &[i16], c: usize) -> BigInt {
+        digits
+            .iter()
+            .rev()
+            .fold(BigInt::from(0), |acc, &d| (acc << c) + BigInt::from(d))
+    }
+
+    fn big(x: &[u64; 4]) -> BigInt {
+        BigInt::from_bytes_le(num_bigint::Sign::Plus, &x.map(u64::to_le_bytes).concat())
+    }
+
+    /// Digits recompose to the scalar, each below 2^(c−1) in size but the top one, which
+    /// may reach it: for the largest short scalars (2^127 − 1, whose carry reaches the
+    /// top window at c = 4 and 8) and the largest full one (L − 1), at every width.
+    #[test]
+    fn signed_digits_recompose_and_stay_in_range() {
+        let l_minus_1 = [
+            0x5812_631a_5cf5_d3ec,
+            0x14de_f9de_a2f7_9cd6,
+            0,
+            0x1000_0000_0000_0000,
+        ];
+        for c in 4..=10 {
+            for (x, bits) in [
+                ([u64::MAX, u64::MAX >> 1, 0, 0], SHORT_BITS),
+                (
+                    [0x1234_5678_9abc_def0, 0x7edc_ba98_7654_3210, 0, 0],
+                    SHORT_BITS,
+                ),
+                ([1, 0, 0, 0], SHORT_BITS),
+                ([0; 4], SHORT_BITS),
+                (l_minus_1, FULL_BITS),
+                ([u64::MAX, u64::MAX, u64::MAX, u64::MAX >> 3], FULL_BITS),
+            ] {
+                let mut digits = vec![0i16; windows(bits, c)];
+                signed_digits(&x, c, &mut digits);
+                assert_eq!(value(&digits, c), big(&x), "c = {c}");
+                let half = 1i16 << (c - 1);
+                let (top, rest) = digits.split_last().unwrap();
+                assert!(rest.iter().all(|&d| (-half..half).contains(&d)));
+                assert!((-half..=half).contains(top), "c = {c}: top digit {top}");
+            }
+        }
+    }
+
+    /// The rows of dalek points, decoded on `F`'s lanes as the batch path decodes them.
+    fn rows<F: LaneField>(points: &[EdwardsPoint]) -> Vec<AffineLimbs<F>> {
+        let c = Constants::<F>::new();
+        points
+            .iter()
+            .map(|p| {
+                let encodings = [p.compress().to_bytes(); MAX_LANES];
+                let [(q, ok)] = decompress_many::<F, 1>(&c, &encodings[..F::LANES]);
+                assert_eq!(ok & 1, 1);
+                Affine {
+                    y_plus_x: q.y.add(&q.x),
+                    y_minus_x: q.y.sub(&q.x),
+                    xy2d: q.t.mul(&c.d2),
+                }
+                .lanes()[0]
+            })
+            .collect()
+    }
+
+    fn limbs(s: &Scalar) -> [u64; 4] {
+        core::array::from_fn(|i| {
+            u64::from_le_bytes(s.to_bytes()[8 * i..8 * i + 8].try_into().unwrap())
+        })
+    }
+
+    /// Against curve25519-dalek: Σ nᵢPᵢ + Q has small order exactly when Q is −Σ nᵢPᵢ
+    /// plus a torsion point, for points with torsion components and scalars of both sizes.
+    fn matches_dalek<F: LaneField>() {
+        let c = Constants::<F>::new();
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let mut scalar = |bits: u32| {
+            let mut wide = [0u8; 64];
+            rng.fill_bytes(&mut wide);
+            let s = Scalar::from_bytes_mod_order_wide(&wide);
+            if bits == 127 {
+                let mut b = [0u8; 32];
+                b[..16].copy_from_slice(&s.to_bytes()[..16]);
+                b[15] &= 0x7f;
+                Scalar::from_bytes_mod_order(b)
+            } else {
+                s
+            }
+        };
+        // Window widths 4 (2 + 60), 6 (150 + 300) and 8 (600 + 600) among them.
+        for (full, short) in [(1, 0), (3, 2), (2, 60), (20, 40), (150, 300), (600, 600)] {
+            let mut points = Vec::new();
+            let mut scalars = Vec::new();
+            for i in 0..full + short {
+                let p = B * scalar(253) + EIGHT_TORSION[i % 8];
+                points.push(p);
+                scalars.push(scalar(if i < full { 253 } else { 127 }));
+            }
+            let sum: EdwardsPoint = points.iter().zip(&scalars).map(|(p, n)| p * n).sum();
+            for (q, holds) in [
+                (-sum, true),
+                (-sum + EIGHT_TORSION[5], true),
+                (-sum + B, false),
+            ] {
+                let mut all = vec![q];
+                all.extend_from_slice(&points);
+                let mut ns = vec![[1, 0, 0, 0]];
+                ns.extend(scalars.iter().map(limbs));
+                let got = sum_has_small_order(&c, &rows::<F>(&all), &ns, full + 1);
+                assert_eq!(got, holds, "{} lanes, {full} + {short} points", F::LANES);
+            }
+        }
+    }
+
+    #[test]
+    fn sums_match_dalek_on_every_field() {
+        matches_dalek::<crate::ed25519::field::portable::Fe1>();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::ed25519::lanes::avx2::supported() {
+                matches_dalek::<crate::ed25519::field::avx2::Fe4>();
+            }
+            if crate::ed25519::lanes::avx512::supported() {
+                matches_dalek::<crate::ed25519::field::avx512::Fe8>();
+            }
+        }
+    }
+
+    #[test]
+    fn window_width_grows_with_the_batch() {
+        let (small, large) = (window_bits(64, 64, 8), window_bits(4096, 4096, 8));
+        assert!(small < large, "{small} vs {large}");
+    }
+}
