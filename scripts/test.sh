@@ -2,7 +2,7 @@
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
 # leanSig aggregation (the crate linesig-aggregate, once, in the workspace run), the C
-# ABI (header drift, C examples, error paths of every function), linesig-agave against solana-perf, the Go binding (with
+# ABI (header drift, C examples, error paths of every function), linesig-agave against every solana-perf release from 4.0.3 to 4.2.2, the Go binding (with
 # curve25519-voi as its oracle), the Nim and C++ faces, and the Python package (built
 # with maturin into target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
@@ -11,10 +11,13 @@ cd "$(dirname "$0")/.."
 source scripts/lib/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
 cargo test --release --locked --workspace
-# linesig-agave (a workspace of its own: solana-perf 4.0.3's pins): against solana-perf
-# itself on every case and a seeded loop of 1,000,000 mutated packets. It shares the
-# target directory, so what both workspaces build the same way is built once.
+# linesig-agave (a workspace of its own: Agave's pins): against solana-perf 4.2.2 itself
+# on every case and a seeded loop of 1,000,000 mutated packets. It shares the target
+# directory, so what both workspaces build the same way is built once.
 cargo test --release --locked --manifest-path crates/linesig-agave/Cargo.toml --target-dir target
+# …and against every other release it supports (4.0.3, 4.1.0–4.1.2, 4.2.0, 4.2.1), each
+# with its lock and its line's feature, against that release's own ed25519_verify.
+bash scripts/test-agave-lines.sh
 # …and its benchmark end to end on a small file: it fails unless every packet's flags
 # equal solana-perf's.
 bash scripts/bench-agave.sh 2000 --rounds 1

@@ -15,7 +15,6 @@
 //! backend, e.g. to measure the AVX2 path on an AVX-512 machine), `--json` (one JSON line
 //! at the end).
 
-use linesig_agave::offsets::packet_offsets;
 use linesig_agave::Verifier;
 use solana_perf::packet::bytes::Bytes;
 use solana_perf::packet::{
@@ -104,6 +103,15 @@ fn to_batches(packets: &[Vec<u8>], batch: usize) -> Vec<PacketBatch> {
     }
     out
 }
+
+/// The solana-perf line built for.
+const LINE: &str = if cfg!(feature = "solana-perf-4-0") {
+    "4.0"
+} else if cfg!(feature = "solana-perf-4-1") {
+    "4.1"
+} else {
+    "4.2"
+};
 
 /// CPU-seconds this process has used (every thread).
 fn cpu_seconds() -> f64 {
@@ -225,12 +233,17 @@ fn main() -> ExitCode {
     };
     let batches = to_batches(&file.packets, o.batch);
     let packets = file.packets.len();
-    // Signatures the stage verifies: those of packets whose offsets it finds.
+    // Signatures the stage verifies: those of the packets that parse (v1 from 4.1 on,
+    // where the stage is called with `enable_tx_v1`).
+    let options = linesig::wire::ParseOptions {
+        accept_v1: !cfg!(feature = "solana-perf-4-0"),
+        ..Default::default()
+    };
     let signatures: usize = file
         .packets
         .iter()
-        .filter_map(|p| packet_offsets(p, p.len()).ok())
-        .map(|o| o.signatures)
+        .filter_map(|p| linesig::wire::parse(p, options).ok())
+        .map(|t| t.signature_count())
         .sum();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(o.workers)
@@ -261,13 +274,23 @@ fn main() -> ExitCode {
         o.rounds,
         verifier.backend()
     );
-    let oracle =
-        |b: &mut [PacketBatch]| solana_perf::sigverify::ed25519_verify(&pool, b, false, packets);
-    let ours = |b: &mut [PacketBatch]| verifier.ed25519_verify(&pool, b, false, packets);
+    #[cfg(feature = "solana-perf-4-0")]
+    let (oracle, ours) = (
+        |b: &mut [PacketBatch]| solana_perf::sigverify::ed25519_verify(&pool, b, false, packets),
+        |b: &mut [PacketBatch]| verifier.ed25519_verify(&pool, b, false, packets),
+    );
+    // `enable_tx_v1`: the v1 transactions a packet file may hold are verified.
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    let (oracle, ours) = (
+        |b: &mut [PacketBatch]| {
+            solana_perf::sigverify::ed25519_verify(&pool, b, false, packets, true)
+        },
+        |b: &mut [PacketBatch]| verifier.ed25519_verify(&pool, b, false, packets, true),
+    );
     let m = measure(&batches, &oracle, &ours, o.rounds);
     let rate = |seconds: f64| signatures as f64 / seconds;
     println!(
-        "  solana-perf 4.0.3 ed25519_verify: {:>10.0} sig/s wall, {:>10.0} sig/s per CPU-second",
+        "  solana-perf {LINE} ed25519_verify:   {:>10.0} sig/s wall, {:>10.0} sig/s per CPU-second",
         rate(m.perf_wall),
         rate(m.perf_cpu)
     );

@@ -1,6 +1,7 @@
 //! Where a packet's signatures, signer keys and signed message lie, by the rules of
-//! solana-perf's sigverify stage (Agave 4.0, `sigverify::do_get_packet_offsets`), and
-//! its simple-vote test.
+//! solana-perf 4.0's sigverify stage (`sigverify::do_get_packet_offsets`), and its
+//! simple-vote test: the `solana-perf-4-0` line. (From 4.1 sigverify reads packets
+//! through Agave's sanitized transaction view instead: `view.rs`.)
 //!
 //! These rules are *not* Agave's sanitizer (linesig's `wire` module is that): sigverify
 //! reads only what it needs to find the signatures, so a packet that banking later
@@ -14,6 +15,7 @@
 //! can be read (the signed message runs to the buffer's end) and a bound under `size`
 //! can still find no byte. Both cases reject or accept exactly as solana-perf does.
 
+use crate::parts::SignedParts;
 use linesig::wire::{compact_u16, KEY_LEN, SIGNATURE_LEN};
 
 /// Bytes of a blockhash.
@@ -26,11 +28,7 @@ const VERSION_PREFIX: u8 = 0x80;
 /// (`MAX_INSTRUCTION_TRACE_LENGTH`).
 const MAX_INSTRUCTIONS: usize = 64;
 
-/// The vote program's address, `Vote111111111111111111111111111111111111111`.
-pub const VOTE_PROGRAM_ID: [u8; 32] = [
-    7, 97, 72, 29, 53, 116, 116, 187, 124, 77, 118, 36, 235, 211, 189, 179, 216, 53, 94, 115, 209,
-    16, 67, 252, 13, 163, 83, 128, 0, 0, 0, 0,
-];
+pub use crate::VOTE_PROGRAM_ID;
 
 /// Where one packet's signature material lies, as offsets into its data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,13 +186,21 @@ pub fn signed_parts<'a>(
     offsets: &PacketOffsets,
     i: usize,
 ) -> Option<(&'a [u8], &'a [u8], &'a [u8])> {
-    let signature_at = offsets.signature_start + i * SIGNATURE_LEN;
-    let key_at = offsets.key_start + i * KEY_LEN;
-    Some((
-        data.get(signature_at..signature_at + SIGNATURE_LEN)?,
-        data.get(key_at..key_at + KEY_LEN)?,
-        data.get(offsets.message_start..)?,
-    ))
+    offsets.parts(data.len()).get(data, i)
+}
+
+impl PacketOffsets {
+    /// The parts to verify, in data of `data_len` bytes: 4.0 signs the message from its
+    /// first byte to the end of what the accessor shows.
+    pub(crate) fn parts(&self, data_len: usize) -> SignedParts {
+        SignedParts {
+            signatures: self.signatures,
+            signature_start: self.signature_start,
+            key_start: self.key_start,
+            message_start: self.message_start,
+            message_end: data_len.max(self.message_start),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! The sigverify stage on linesig's engine: find each packet's signatures (solana-perf's
-//! offset rules, `offsets`), verify every signature of every packet in one engine call
+//! The sigverify stage on linesig's engine: find each packet's signatures (by the rules of
+//! the solana-perf line built for: `offsets` for 4.0, `view` for 4.1 and 4.2), verify every signature of every packet in one engine call
 //! (lanes, all threads of the pool, grouping of repeated keys, the hot-key cache), then
 //! set `discard` on each packet that has a signature the engine rejects.
 //!
@@ -9,7 +9,7 @@
 //! key and message as an engine `Item` (no packet byte is copied), and a serial one that
 //! sets the discard flags from the verdicts.
 
-use crate::offsets::{is_simple_vote, packet_offsets, signed_parts, PacketOffsets};
+use crate::parts::SignedParts;
 use linesig::{Backend, Engine, Error, Item, KeyCacheStats, Policy, Scheme, Verdict};
 use rayon::prelude::*;
 use solana_perf::packet::{PacketBatch, PacketFlags, PacketRefMut};
@@ -28,7 +28,17 @@ enum Plan {
     /// `reject_non_vote`, parts missing from the data): discard.
     Discard,
     /// Verify these signatures; discard unless every one is valid.
-    Verify(PacketOffsets),
+    Verify(SignedParts),
+}
+
+/// The stage's switches, as solana-perf's `ed25519_verify` takes them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stage {
+    /// Discard every packet that is not a simple vote.
+    pub reject_non_vote: bool,
+    /// Verify v1 transactions (4.1 and later); with it off they are discarded.
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    pub enable_tx_v1: bool,
 }
 
 /// A sigverify stage that keeps a linesig engine across calls: its backend choice, its
@@ -133,9 +143,43 @@ impl Verifier {
 
     /// solana-perf's `sigverify::ed25519_verify`, with its signature and effect, on
     /// `thread_pool`: every packet not already discarded is discarded unless its
+    /// signatures are found by the line's rules (a transaction that sanitizes; a v1
+    /// transaction only with `enable_tx_v1`) and all verify under `verify_strict`;
+    /// `SIMPLE_VOTE_TX` is set on simple votes; with `reject_non_vote` every other packet
+    /// is discarded. `packet_count` is a hint, as there (unused).
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    pub fn ed25519_verify(
+        &self,
+        thread_pool: &rayon::ThreadPool,
+        batches: &mut [PacketBatch],
+        reject_non_vote: bool,
+        _packet_count: usize,
+        enable_tx_v1: bool,
+    ) {
+        let stage = Stage {
+            reject_non_vote,
+            enable_tx_v1,
+        };
+        thread_pool.install(|| sigverify(Some(&self.engine), thread_pool, batches, stage));
+    }
+
+    /// As [`Verifier::ed25519_verify`], on the verifier's own pool.
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    pub fn verify(&self, batches: &mut [PacketBatch], reject_non_vote: bool, enable_tx_v1: bool) {
+        let stage = Stage {
+            reject_non_vote,
+            enable_tx_v1,
+        };
+        let pool = self.engine.thread_pool();
+        pool.install(|| sigverify(Some(&self.engine), pool, batches, stage));
+    }
+
+    /// solana-perf 4.0's `sigverify::ed25519_verify`, with its signature and effect, on
+    /// `thread_pool`: every packet not already discarded is discarded unless its
     /// signatures are found by sigverify's offset rules and all verify under
     /// `verify_strict`; `SIMPLE_VOTE_TX` is set on simple votes; with `reject_non_vote`
     /// every other packet is discarded. `packet_count` is a hint, as there (unused).
+    #[cfg(feature = "solana-perf-4-0")]
     pub fn ed25519_verify(
         &self,
         thread_pool: &rayon::ThreadPool,
@@ -143,14 +187,16 @@ impl Verifier {
         reject_non_vote: bool,
         _packet_count: usize,
     ) {
-        thread_pool
-            .install(|| sigverify(Some(&self.engine), thread_pool, batches, reject_non_vote));
+        let stage = Stage { reject_non_vote };
+        thread_pool.install(|| sigverify(Some(&self.engine), thread_pool, batches, stage));
     }
 
     /// As [`Verifier::ed25519_verify`], on the verifier's own pool.
+    #[cfg(feature = "solana-perf-4-0")]
     pub fn verify(&self, batches: &mut [PacketBatch], reject_non_vote: bool) {
+        let stage = Stage { reject_non_vote };
         let pool = self.engine.thread_pool();
-        pool.install(|| sigverify(Some(&self.engine), pool, batches, reject_non_vote));
+        pool.install(|| sigverify(Some(&self.engine), pool, batches, stage));
     }
 }
 
@@ -161,17 +207,17 @@ pub(crate) fn sigverify(
     engine: Option<&Engine>,
     pool: &rayon::ThreadPool,
     batches: &mut [PacketBatch],
-    reject_non_vote: bool,
+    stage: Stage,
 ) {
     let plans: Vec<Plan> = batches
         .par_iter_mut()
         .flatten()
-        .map(|mut packet| plan(&mut packet, reject_non_vote))
+        .map(|mut packet| plan(&mut packet, stage))
         .collect();
     let signatures = plans
         .iter()
         .map(|plan| match plan {
-            Plan::Verify(offsets) => offsets.signatures,
+            Plan::Verify(parts) => parts.signatures,
             _ => 0,
         })
         .sum();
@@ -180,14 +226,14 @@ pub(crate) fn sigverify(
         let mut items: Vec<Item<'_>> = Vec::with_capacity(signatures);
         let packets = batches.iter().flat_map(PacketBatch::iter);
         for (packet, plan) in packets.zip(&plans) {
-            let Plan::Verify(offsets) = plan else {
+            let Plan::Verify(parts) = plan else {
                 continue;
             };
             let data = packet.data(..).unwrap_or_default();
-            for i in 0..offsets.signatures {
+            for i in 0..parts.signatures {
                 // The first pass checked every part is there; an item with no
                 // bytes would be rejected (`BadLength`), so a miss fails closed.
-                let (signature, key, message) = signed_parts(data, offsets, i).unwrap_or_default();
+                let (signature, key, message) = parts.get(data, i).unwrap_or_default();
                 items.push(Item::new(key, message, signature));
             }
         }
@@ -200,9 +246,9 @@ pub(crate) fn sigverify(
         let keep = match plan {
             Plan::AlreadyDiscarded => continue,
             Plan::Discard => false,
-            Plan::Verify(offsets) => verdicts
+            Plan::Verify(parts) => verdicts
                 .by_ref()
-                .take(offsets.signatures)
+                .take(parts.signatures)
                 .fold(true, |all, v| all & v.is_valid()),
         };
         if !keep {
@@ -232,9 +278,11 @@ fn verify_items(
     }
 }
 
-/// The first pass on one packet: solana-perf's `verify_packet` up to the signature
+/// The first pass on one packet: solana-perf 4.0's `verify_packet` up to the signature
 /// checks, and its simple-vote flag.
-fn plan(packet: &mut PacketRefMut<'_>, reject_non_vote: bool) -> Plan {
+#[cfg(feature = "solana-perf-4-0")]
+fn plan(packet: &mut PacketRefMut<'_>, stage: Stage) -> Plan {
+    use crate::offsets::{is_simple_vote, packet_offsets};
     if packet.meta().discard() {
         return Plan::AlreadyDiscarded;
     }
@@ -245,16 +293,43 @@ fn plan(packet: &mut PacketRefMut<'_>, reject_non_vote: bool) -> Plan {
     let Ok(offsets) = packet_offsets(data, size) else {
         return Plan::Discard;
     };
-    let complete = (0..offsets.signatures).all(|i| signed_parts(data, &offsets, i).is_some());
+    let parts = offsets.parts(data.len());
+    let complete = (0..parts.signatures).all(|i| parts.get(data, i).is_some());
     if is_simple_vote(data, &offsets) {
         packet.meta_mut().flags |= PacketFlags::SIMPLE_VOTE_TX;
     }
-    // A flag set before the call counts too, as it does in solana-perf.
-    if reject_non_vote && !packet.meta().is_simple_vote_tx() {
+    // A flag set before the call counts too, as it does in 4.0.
+    if stage.reject_non_vote && !packet.meta().is_simple_vote_tx() {
         return Plan::Discard;
     }
     if offsets.signatures == 0 || size <= offsets.message_start || !complete {
         return Plan::Discard;
     }
-    Plan::Verify(offsets)
+    Plan::Verify(parts)
+}
+
+/// The first pass on one packet: solana-perf 4.1's and 4.2's `verify_packet` up to the
+/// signature checks, and its simple-vote flag.
+#[cfg(not(feature = "solana-perf-4-0"))]
+fn plan(packet: &mut PacketRefMut<'_>, stage: Stage) -> Plan {
+    if packet.meta().discard() {
+        return Plan::AlreadyDiscarded;
+    }
+    let Some(read) = packet
+        .data(..)
+        .and_then(|data| crate::view::read(data, stage.enable_tx_v1))
+    else {
+        return Plan::Discard;
+    };
+    if read.simple_vote {
+        packet.meta_mut().flags |= PacketFlags::SIMPLE_VOTE_TX;
+    }
+    // Unlike 4.0, the view's own answer counts, not a flag set before the call.
+    if stage.reject_non_vote && !read.simple_vote {
+        return Plan::Discard;
+    }
+    match read.parts {
+        Some(parts) => Plan::Verify(parts),
+        None => Plan::Discard,
+    }
 }

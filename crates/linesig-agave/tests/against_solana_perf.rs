@@ -1,8 +1,10 @@
-//! linesig-agave against solana-perf 4.0.3 itself: every case runs solana-perf's
+//! linesig-agave against solana-perf itself, the version the lock holds (CI runs every
+//! release of 4.0.3–4.2.x: scripts/test-agave-lines.sh): every case runs solana-perf's
 //! `sigverify::ed25519_verify` on a clone of the same batches with the same arguments,
 //! then linesig-agave's three entry points (the free function, a `Verifier` on the
 //! caller's pool, a `Verifier` on its own), and compares every packet's flags — `discard`
-//! and `SIMPLE_VOTE_TX` among them — with `reject_non_vote` both ways.
+//! and `SIMPLE_VOTE_TX` among them — with `reject_non_vote` both ways and, from 4.1,
+//! `enable_tx_v1` both ways.
 //!
 //! `LINESIG_AGAVE_FUZZ_PACKETS` sets the mutated packets of the seeded loop (default
 //! 1,000,000); `LINESIG_AGAVE_FUZZ_SEED` its seed.
@@ -52,24 +54,26 @@ struct Seen {
     votes: usize,
 }
 
-/// Compare every entry point with solana-perf on `batches`, both ways of
-/// `reject_non_vote`; panic naming the first packet that differs.
+/// Compare every entry point with solana-perf on `batches`, every setting of
+/// `reject_non_vote` and `enable_tx_v1`; panic naming the first packet that differs.
 fn compare(batches: &[PacketBatch], what: &str) -> Seen {
     let mut seen = Seen::default();
-    for reject_non_vote in [false, true] {
-        let count = batches.iter().map(PacketBatch::len).sum();
-        let mut oracle = batches.to_vec();
-        solana_perf::sigverify::ed25519_verify(pool(), &mut oracle, reject_non_vote, count);
-        let want = flags(&oracle);
+    for (reject_non_vote, tx_v1) in [false, true]
+        .into_iter()
+        .flat_map(|r| TX_V1.iter().map(move |&v| (r, v)))
+    {
+        let mut oracle_batches = batches.to_vec();
+        oracle(pool(), &mut oracle_batches, reject_non_vote, tx_v1);
+        let want = flags(&oracle_batches);
         let runs: [(&str, Stage); 3] = [
             ("ed25519_verify", &|b| {
-                linesig_agave::ed25519_verify(pool(), b, reject_non_vote, count)
+                ours(pool(), b, reject_non_vote, tx_v1)
             }),
             ("Verifier::ed25519_verify", &|b| {
-                verifier().ed25519_verify(pool(), b, reject_non_vote, count)
+                ours_on(verifier(), pool(), b, reject_non_vote, tx_v1)
             }),
             ("Verifier::verify", &|b| {
-                verifier().verify(b, reject_non_vote)
+                ours_own(verifier(), b, reject_non_vote, tx_v1)
             }),
         ];
         for (name, run) in runs {
@@ -80,8 +84,9 @@ fn compare(batches: &[PacketBatch], what: &str) -> Seen {
             if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
                 let packet = ours.iter().flat_map(|b| b.iter()).nth(i).unwrap();
                 panic!(
-                    "{what}, {name}, reject_non_vote {reject_non_vote}: packet {i} of {}: \
-                     solana-perf {:?}, linesig-agave {:?}; size {}, bytes {:02x?}",
+                    "{what}, {name}, reject_non_vote {reject_non_vote}, tx_v1 {tx_v1}: packet \
+                     {i} of {}: solana-perf {LINE} {:?}, linesig-agave {:?}; size {}, bytes \
+                     {:02x?}",
                     want.len(),
                     want[i],
                     got[i],
@@ -149,8 +154,55 @@ fn honest_transactions_and_votes() {
     let mut signers = Signers::new(1, 40);
     let cases = honest(&mut signers);
     let seen = compare_every_layout(&cases, "honest");
-    // Legacy and v0 pass (v1 is not a version sigverify reads); the votes are flagged.
+    // Legacy and v0 pass (v1 only from 4.1, when enabled); the votes are flagged.
     assert!(seen.kept > 0 && seen.votes > 0, "{seen:?}");
+}
+
+/// From 4.1: honest v1 transactions pass exactly when `enable_tx_v1` is set, and a
+/// corrupted one never does.
+#[cfg(not(feature = "solana-perf-4-0"))]
+#[test]
+fn v1_transactions_pass_only_when_enabled() {
+    let mut signers = Signers::new(10, 40);
+    let mut good = Vec::new();
+    for n in [1, 2, 3, 8] {
+        for instructions in [1, 3] {
+            good.push(Case::new(signed(
+                Version::V1,
+                &signers.pick(n),
+                instructions,
+                SYSTEM_PROGRAM,
+            )));
+        }
+    }
+    for tx_v1 in [false, true] {
+        let mut b = batches(&good, Layout::Mixed(3));
+        oracle(pool(), &mut b, false, tx_v1);
+        let kept = flags(&b)
+            .iter()
+            .filter(|f| !f.contains(PacketFlags::DISCARD))
+            .count();
+        assert_eq!(kept, if tx_v1 { good.len() } else { 0 }, "tx_v1 {tx_v1}");
+    }
+    compare_every_layout(&good, "honest v1");
+    let mut bad = Vec::new();
+    for case in &good {
+        let n = usize::from(case.bytes[1]);
+        let len = case.bytes.len();
+        for at in [
+            len - 64 * n,     // the first signature's R
+            len - 1,          // the last signature's S
+            V1_KEY_START + 5, // the first signer's key
+            len - 64 * n - 1, // the last byte of the message
+            2,                // the header
+        ] {
+            let mut p = case.bytes.clone();
+            p[at] ^= 0x20;
+            bad.push(Case::new(p));
+        }
+    }
+    let seen = compare_every_layout(&bad, "corrupted v1");
+    assert_eq!(seen.kept, 0, "{seen:?}");
 }
 
 #[test]
@@ -227,6 +279,7 @@ fn truncated_at_every_length() {
         signed(Version::Legacy, &signers.pick(2), 2, SYSTEM_PROGRAM),
         signed(Version::V0, &signers.pick(1), 1, SYSTEM_PROGRAM),
         vote(Version::Legacy, &signers.pick(1)),
+        signed(Version::V1, &signers.pick(2), 1, SYSTEM_PROGRAM),
     ] {
         for len in 0..=good.len() {
             cases.push(Case::new(good[..len].to_vec()));
@@ -420,6 +473,7 @@ fn seeded_mutations_match_solana_perf() {
                 0 => vote(Version::Legacy, &keys[..n.min(2)]),
                 1 => vote(Version::V0, &keys[..1]),
                 2 => signed(Version::V0, &keys, 1 + i % 3, SYSTEM_PROGRAM),
+                3 => signed(Version::V1, &keys, 1 + i % 2, SYSTEM_PROGRAM),
                 _ => signed(Version::Legacy, &keys, 1 + i % 2, SYSTEM_PROGRAM),
             }
         })
@@ -457,7 +511,8 @@ fn seeded_mutations_match_solana_perf() {
     }
     eprintln!(
         "linesig-agave: {done} mutated packets (seed {seed}), each both ways of \
-         reject_non_vote: {} verdicts equal to solana-perf's, {} kept, {} simple votes",
+         setting of the stage: {} verdicts equal to solana-perf {LINE}'s, {} kept, {} simple \
+         votes",
         seen.packets, seen.kept, seen.votes
     );
     assert!(
@@ -469,7 +524,7 @@ fn seeded_mutations_match_solana_perf() {
 #[test]
 fn the_vote_program_id_is_agaves() {
     assert_eq!(
-        linesig_agave::offsets::VOTE_PROGRAM_ID,
+        linesig_agave::VOTE_PROGRAM_ID,
         solana_sdk_ids::vote::id().to_bytes()
     );
 }

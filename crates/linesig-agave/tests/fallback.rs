@@ -6,7 +6,7 @@
 mod support;
 
 use linesig::wire::Version;
-use solana_perf::packet::{PacketBatch, PacketFlags};
+use solana_perf::packet::PacketFlags;
 use support::*;
 
 #[test]
@@ -15,7 +15,7 @@ fn an_unbuildable_engine_falls_back_to_the_portable_path() {
     assert!(linesig_agave::Verifier::new().is_err());
     let mut signers = Signers::new(9, 20);
     let mut cases = Vec::new();
-    for version in [Version::Legacy, Version::V0] {
+    for version in [Version::Legacy, Version::V0, Version::V1] {
         for n in [1, 2, 3] {
             let good = signed(version, &signers.pick(n), 1, SYSTEM_PROGRAM);
             let mut bad = good.clone();
@@ -30,18 +30,19 @@ fn an_unbuildable_engine_falls_back_to_the_portable_path() {
         .build()
         .unwrap();
     for reject_non_vote in [false, true] {
-        let batches = batches(&cases, Layout::Mixed(3));
-        let count = batches.iter().map(PacketBatch::len).sum();
-        let mut oracle = batches.clone();
-        solana_perf::sigverify::ed25519_verify(&pool, &mut oracle, reject_non_vote, count);
-        let mut ours = batches;
-        linesig_agave::ed25519_verify(&pool, &mut ours, reject_non_vote, count);
-        assert_eq!(
-            flags(&ours),
-            flags(&oracle),
-            "reject_non_vote {reject_non_vote}"
-        );
-        let kept = |f: &PacketFlags| !f.contains(PacketFlags::DISCARD);
-        assert!(flags(&ours).iter().any(kept), "some packets pass");
+        for &tx_v1 in TX_V1 {
+            let batches = batches(&cases, Layout::Mixed(3));
+            let mut theirs = batches.clone();
+            oracle(&pool, &mut theirs, reject_non_vote, tx_v1);
+            let mut mine = batches;
+            ours(&pool, &mut mine, reject_non_vote, tx_v1);
+            assert_eq!(
+                flags(&mine),
+                flags(&theirs),
+                "reject_non_vote {reject_non_vote}, tx_v1 {tx_v1}"
+            );
+            let kept = |f: &PacketFlags| !f.contains(PacketFlags::DISCARD);
+            assert!(flags(&mine).iter().any(kept), "some packets pass");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Arbitrary packets through linesig-agave and through solana-perf's `ed25519_verify`:
 //! every packet ends with the same flags. The input is cut into packets at each 0xFE 0xFE
 //! pair (so the fuzzer can grow several packets); the first byte picks the batch kind,
-//! `reject_non_vote` and whether the first packet's `meta.size` overstates its buffer.
+//! `reject_non_vote`, `enable_tx_v1` and whether the first packet's `meta.size`
+//! overstates its buffer. Built for the default line (solana-perf 4.2).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -61,10 +62,11 @@ fuzz_target!(|input: &[u8]| {
         ))]
     };
     let reject_non_vote = control & 2 != 0;
+    let tx_v1 = control & 8 != 0;
     let mut oracle = batches.clone();
-    solana_perf::sigverify::ed25519_verify(pool(), &mut oracle, reject_non_vote, packets.len());
+    solana_perf::sigverify::ed25519_verify(pool(), &mut oracle, reject_non_vote, packets.len(), tx_v1);
     let mut ours = batches;
-    linesig_agave::ed25519_verify(pool(), &mut ours, reject_non_vote, packets.len());
+    linesig_agave::ed25519_verify(pool(), &mut ours, reject_non_vote, packets.len(), tx_v1);
     let flags = |b: &[PacketBatch]| -> Vec<_> {
         b.iter().flat_map(|b| b.iter().map(|p| p.meta().flags)).collect()
     };

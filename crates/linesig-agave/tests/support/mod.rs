@@ -8,7 +8,7 @@ use curve25519_dalek::{EdwardsPoint, Scalar};
 use ed25519_dalek::{Signer as _, SigningKey};
 use linesig::wire::build::{Instruction, Message};
 use linesig::wire::Version;
-use linesig_agave::offsets::VOTE_PROGRAM_ID;
+use linesig_agave::{Verifier, VOTE_PROGRAM_ID};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha512};
@@ -19,6 +19,79 @@ use solana_perf::packet::{
 };
 
 pub const SYSTEM_PROGRAM: [u8; 32] = [0; 32];
+
+/// The `enable_tx_v1` settings the line's `ed25519_verify` takes (4.0 has no such
+/// argument: one run, the value unused).
+#[cfg(feature = "solana-perf-4-0")]
+pub const TX_V1: &[bool] = &[false];
+#[cfg(not(feature = "solana-perf-4-0"))]
+pub const TX_V1: &[bool] = &[false, true];
+
+/// The line's solana-perf version, for messages.
+pub const LINE: &str = if cfg!(feature = "solana-perf-4-0") {
+    "4.0"
+} else if cfg!(feature = "solana-perf-4-1") {
+    "4.1"
+} else {
+    "4.2"
+};
+
+fn packets(batches: &[PacketBatch]) -> usize {
+    batches.iter().map(PacketBatch::len).sum()
+}
+
+/// solana-perf's own `sigverify::ed25519_verify`, with the line's arguments.
+pub fn oracle(pool: &rayon::ThreadPool, b: &mut [PacketBatch], reject_non_vote: bool, tx_v1: bool) {
+    let count = packets(b);
+    #[cfg(feature = "solana-perf-4-0")]
+    {
+        let _ = tx_v1;
+        solana_perf::sigverify::ed25519_verify(pool, b, reject_non_vote, count);
+    }
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    solana_perf::sigverify::ed25519_verify(pool, b, reject_non_vote, count, tx_v1);
+}
+
+/// linesig-agave's free function, with the line's arguments.
+pub fn ours(pool: &rayon::ThreadPool, b: &mut [PacketBatch], reject_non_vote: bool, tx_v1: bool) {
+    let count = packets(b);
+    #[cfg(feature = "solana-perf-4-0")]
+    {
+        let _ = tx_v1;
+        linesig_agave::ed25519_verify(pool, b, reject_non_vote, count);
+    }
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    linesig_agave::ed25519_verify(pool, b, reject_non_vote, count, tx_v1);
+}
+
+/// `Verifier::ed25519_verify` on `pool`, with the line's arguments.
+pub fn ours_on(
+    v: &Verifier,
+    pool: &rayon::ThreadPool,
+    b: &mut [PacketBatch],
+    reject_non_vote: bool,
+    tx_v1: bool,
+) {
+    let count = packets(b);
+    #[cfg(feature = "solana-perf-4-0")]
+    {
+        let _ = tx_v1;
+        v.ed25519_verify(pool, b, reject_non_vote, count);
+    }
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    v.ed25519_verify(pool, b, reject_non_vote, count, tx_v1);
+}
+
+/// `Verifier::verify` on its own pool, with the line's arguments.
+pub fn ours_own(v: &Verifier, b: &mut [PacketBatch], reject_non_vote: bool, tx_v1: bool) {
+    #[cfg(feature = "solana-perf-4-0")]
+    {
+        let _ = tx_v1;
+        v.verify(b, reject_non_vote);
+    }
+    #[cfg(not(feature = "solana-perf-4-0"))]
+    v.verify(b, reject_non_vote, tx_v1);
+}
 
 /// One packet before it is put in a batch: its bytes, `meta.size` when it is not the
 /// length (a `BytesPacket` whose size disagrees with its buffer), and flags set before
@@ -209,6 +282,10 @@ pub fn signed(
 pub fn vote(version: Version, signers: &[SigningKey]) -> Vec<u8> {
     signed(version, signers, 1, VOTE_PROGRAM_ID)
 }
+
+/// Where a v1 packet's first address lies: version, header, config mask, lifetime,
+/// instruction and address counts come first (SIMD-0385).
+pub const V1_KEY_START: usize = 1 + 3 + 4 + 32 + 1 + 1;
 
 /// Where the signed message of a legacy or v0 packet with `n` signatures starts.
 pub fn message_start(n: usize) -> usize {
