@@ -63,6 +63,13 @@ proc linesig_leansig_advance_preparation*(key: pointer, moved: ptr bool): cint
 proc linesig_leansig_key_to_bytes*(key: pointer, res: ptr LinesigBuffer): cint
 proc linesig_leansig_key_from_bytes*(scheme: uint32, bytes: ptr byte, len: csize_t,
                                      res: ptr pointer): cint
+proc linesig_leansig_key_file_create*(key: pointer, path: cstring): cint
+proc linesig_leansig_key_file_open*(scheme: uint32, path: cstring, res: ptr pointer): cint
+proc linesig_leansig_key_file_sign*(file: pointer, epoch: uint32, message: ptr byte,
+                                    messageLen: csize_t, signature: ptr byte,
+                                    signatureLen: csize_t): cint
+proc linesig_leansig_key_file_info*(file: pointer, info: ptr LinesigLeansigKeyInfo): cint
+proc linesig_leansig_key_file_close*(file: pointer)
 proc linesig_leansig_aggregate*(scheme: uint32, count: csize_t, publicKeys, messages: ptr LinesigBytes,
                                 epochs: ptr uint32, signatures: ptr LinesigBytes,
                                 proof: ptr LinesigBuffer, failedIndex: ptr csize_t): cint
@@ -110,6 +117,13 @@ type
     ## A leanSig secret key with its signing state (see `sign`, `toBytes`).
     handle: pointer
 
+  LeansigKeyFile* = object
+    ## A leanSig key file open for signing: locked until closed or destroyed, saved
+    ## before each signature is returned (see `openLeansigKeyFile`). A signer that keeps
+    ## keys in its own store must do the same: a lock over load, sign and save, and the
+    ## save before a signature leaves.
+    handle: pointer
+
 proc `=destroy`(e: var Engine) =
   if e.handle != nil:
     linesig_engine_free(e.handle)
@@ -123,6 +137,13 @@ proc `=destroy`(k: var LeansigKey) =
     k.handle = nil
 
 proc `=copy`(dst: var LeansigKey, src: LeansigKey) {.error: "a leanSig key must never be copied: two copies could sign one epoch twice".}
+
+proc `=destroy`(f: var LeansigKeyFile) =
+  if f.handle != nil:
+    linesig_leansig_key_file_close(f.handle)
+    f.handle = nil
+
+proc `=copy`(dst: var LeansigKeyFile, src: LeansigKeyFile) {.error: "a key file handle holds its lock; move it".}
 
 proc raiseStatus(status: cint, failedIndex = -1) {.noinline.} =
   let known = status >= 0 and status <= ord(high(Status))
@@ -240,6 +261,35 @@ proc toBytes*(k: LeansigKey): seq[byte] =
   var b: LinesigBuffer
   check linesig_leansig_key_to_bytes(k.handle, addr b)
   b.takeBuffer()
+
+proc createKeyFile*(k: LeansigKey, path: string) =
+  ## Write `k` to a new key file at `path`, durably; an existing file raises with
+  ## status `ioError` (a key file is never overwritten).
+  check linesig_leansig_key_file_create(k.handle, cstring(path))
+
+proc openLeansigKeyFile*(scheme: Scheme, path: string): LeansigKeyFile =
+  ## Open and lock the key file at `path` (waiting while another signer, in any
+  ## process, holds it) and load the key: `ioError` for a file that cannot be read,
+  ## `badKey` for a damaged, foreign or other-scheme one. The lock is held until the
+  ## handle is destroyed or `close`d.
+  check linesig_leansig_key_file_open(uint32(scheme), cstring(path), addr result.handle)
+
+proc info*(f: LeansigKeyFile): LinesigLeansigKeyInfo =
+  check linesig_leansig_key_file_info(f.handle, addr result)
+
+proc sign*(f: var LeansigKeyFile, epoch: uint32, message: openArray[byte]): seq[byte] =
+  ## Sign the 32-byte `message` at `epoch`, saving the key file before the signature is
+  ## returned (the protocol of `linesig sign`): the epoch rules of a key's `sign`;
+  ## `ioError` if the save failed (no signature, the epoch used up all the same).
+  result = newSeq[byte](Scheme(f.info.scheme).signatureLen)
+  check linesig_leansig_key_file_sign(f.handle, epoch, first(message), csize_t(message.len),
+    addr result[0], csize_t(result.len))
+
+proc close*(f: var LeansigKeyFile) =
+  ## Release the lock now (destroying the handle does too).
+  if f.handle != nil:
+    linesig_leansig_key_file_close(f.handle)
+    f.handle = nil
 
 proc aggregate*(scheme: Scheme, publicKeys, messages: openArray[seq[byte]],
                 epochs: openArray[uint32], signatures: openArray[seq[byte]]): seq[byte] =

@@ -343,12 +343,63 @@ public:
     Scheme scheme() const { return static_cast<Scheme>(info().scheme); }
 
 private:
+    friend class KeyFile;
     explicit Key(LinesigLeansigKey* raw) : key_(raw) {}
     struct Free {
         void operator()(LinesigLeansigKey* k) const noexcept { linesig_leansig_key_free(k); }
     };
     std::unique_ptr<LinesigLeansigKey, Free> key_;
 };
+
+// A key file open for signing, the protocol `linesig sign` follows: the file is locked
+// (an exclusive flock) from `open` until the `KeyFile` is destroyed, so a second
+// signer, in this process or another, waits; and `sign` saves the key durably before
+// it returns the signature, so no later `open` can sign that epoch again, whatever
+// crashes. A signer that keeps keys in its own store must do the same: a lock over
+// load, sign and save, and the save before the signature leaves. Movable, not
+// copyable; one thread at a time.
+class KeyFile {
+public:
+    // Writes `key` to a new file at `path`, durably; an existing file throws
+    // (LINESIG_STATUS_IO_ERROR: a key file is never overwritten).
+    static void create(const Key& key, const std::string& path);
+
+    // Opens and locks the file (waiting while another signer holds it) and loads the
+    // key; LINESIG_STATUS_IO_ERROR for a file that cannot be read, BAD_KEY for a damaged,
+    // foreign or other-scheme one.
+    static KeyFile open(Scheme s, const std::string& path) {
+        LinesigLeansigKeyFile* raw = nullptr;
+        detail::check(linesig_leansig_key_file_open(static_cast<uint32_t>(s), path.c_str(), &raw));
+        return KeyFile(raw);
+    }
+
+    KeyInfo info() const {
+        KeyInfo info{};
+        detail::check(linesig_leansig_key_file_info(file_.get(), &info));
+        return info;
+    }
+
+    // Signs the 32-byte `message` at `epoch` and saves the file first: the epoch rules
+    // of `Key::sign`; LINESIG_STATUS_IO_ERROR if the save failed (no signature, and the
+    // epoch used up all the same).
+    Buffer sign(uint32_t epoch, Bytes message) {
+        Buffer sig(signature_len(static_cast<Scheme>(info().scheme)));
+        detail::check(
+            linesig_leansig_key_file_sign(file_.get(), epoch, message.data(), message.size(), sig.data(), sig.size()));
+        return sig;
+    }
+
+private:
+    explicit KeyFile(LinesigLeansigKeyFile* raw) : file_(raw) {}
+    struct Close {
+        void operator()(LinesigLeansigKeyFile* f) const noexcept { linesig_leansig_key_file_close(f); }
+    };
+    std::unique_ptr<LinesigLeansigKeyFile, Close> file_;
+};
+
+inline void KeyFile::create(const Key& key, const std::string& path) {
+    detail::check(linesig_leansig_key_file_create(key.key_.get(), path.c_str()));
+}
 
 // One signer of an aggregate: key, 32-byte message, epoch, and (to aggregate) its
 // signature.

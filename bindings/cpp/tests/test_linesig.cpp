@@ -3,8 +3,13 @@
 // round trips at every ML-DSA level, Ed25519 and leanSig through the RAII types, a
 // devnet-4 aggregate, and the errors they throw. Vectors: ../shared/vectors beside the checkout, or
 // $LINESIG_VECTORS_DIR.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -205,6 +210,48 @@ static void aggregation() {
                 proof.size());
 }
 
+// A leanSig key file signs each epoch once: saved inside `sign`, known to every later
+// open; never overwritten; a second handle waits for the first's lock.
+static void key_file() {
+    const Buffer seed(32, 8), msg(32, 3);
+    auto key = linesig::leansig::Key::generate(Scheme::leansig_l18, 0, 1024, seed);
+    char dir[] = "/tmp/linesig-cpp-XXXXXX";
+    CHECK(mkdtemp(dir) != nullptr);
+    const std::string path = std::string(dir) + "/k.key";
+    linesig::leansig::KeyFile::create(key, path);
+    CHECK(thrown_status([&] { linesig::leansig::KeyFile::create(key, path); }) == LINESIG_STATUS_IO_ERROR);
+    Buffer sig;
+    std::atomic<bool> second_opened{false};
+    std::thread second;
+    {
+        auto file = linesig::leansig::KeyFile::open(Scheme::leansig_l18, path);
+        sig = file.sign(7, msg);
+        CHECK(file.info().next_epoch == 8);
+        second = std::thread([&] {
+            auto f = linesig::leansig::KeyFile::open(Scheme::leansig_l18, path);
+            second_opened = true;
+            CHECK(f.info().next_epoch == 8);
+            CHECK(thrown_status([&] { f.sign(7, msg); }) == LINESIG_STATUS_EPOCH_USED);
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        CHECK(!second_opened);  // the first handle still holds the lock
+    }
+    second.join();
+    CHECK(second_opened);
+    auto ctx = linesig::leansig::epoch_context(7);
+    linesig::Engine lean({.scheme = Scheme::leansig_l18, .workers = 1});
+    const Buffer pk = key.public_key();
+    std::vector<linesig::Item> one = {{pk, msg, sig, ctx}};
+    CHECK(lean.verify(one).all_valid());
+    CHECK(thrown_status([&] { linesig::leansig::KeyFile::open(Scheme::leansig_l18, path + ".none"); }) ==
+          LINESIG_STATUS_IO_ERROR);
+    CHECK(thrown_status([&] { linesig::leansig::KeyFile::open(Scheme::leansig_devnet4, path); }) ==
+          LINESIG_STATUS_BAD_KEY);
+    std::remove(path.c_str());
+    rmdir(dir);
+    std::printf("key file: each epoch once across handles, locked, never overwritten\n");
+}
+
 static void errors() {
     CHECK(thrown_status([] { linesig::Engine({.workers = 5000}); }) == LINESIG_STATUS_INVALID_CONFIG);
     CHECK(thrown_status([] { linesig::Engine({.scheme = static_cast<Scheme>(99)}); }) == LINESIG_STATUS_INVALID_CONFIG);
@@ -233,6 +280,7 @@ int main() {
     round_trips();
     leanxmss_vector();
     aggregation();
+    key_file();
     errors();
     if (failures != 0) {
         std::fprintf(stderr, "%d check(s) failed\n", failures);

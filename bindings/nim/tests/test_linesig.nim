@@ -114,6 +114,32 @@ suite "leanSig keys":
     expectStatus(epochOutOfRange): discard leansigKeygen(leansigL18, 0, 0)
     expectStatus(badLength): discard key.sign(7, newSeq[byte](31))
 
+  test "a key file signs each epoch once: saved in sign, never overwritten":
+    var seed = newSeq[byte](32)
+    seed[0] = 11
+    let key = leansigKeygen(leansigL18, 0, 100, seed)
+    let dir = getTempDir() / ("linesig-nim-" & $getCurrentProcessId())
+    createDir(dir)
+    defer: removeDir(dir)
+    let path = dir / "k.key"
+    key.createKeyFile(path)
+    expectStatus(ioError): key.createKeyFile(path)
+    let message = newSeq[byte](32)
+    var sig: seq[byte]
+    block:
+      var file = openLeansigKeyFile(leansigL18, path)
+      sig = file.sign(9, message)
+      check file.info.nextEpoch == 10
+      file.close()
+    var again = openLeansigKeyFile(leansigL18, path)
+    check again.info.nextEpoch == 10
+    expectStatus(epochUsed): discard again.sign(9, message)
+    again.close()   # the next open would wait for this handle's lock
+    let engine = newEngine(leansigL18)
+    check engine.verify([key.publicKey], [message], [sig], [epochContext(9)]) == @[0'u8]
+    expectStatus(ioError): discard openLeansigKeyFile(leansigL18, dir / "none.key")
+    expectStatus(badKey): discard openLeansigKeyFile(leansigDevnet4, path)
+
   test "aggregation: a proof for its list only, the failing signature named":
     let doc = parseJson(readFile(vectorsDir() / "leansig" / "leansig_devnet4_c08a3ba_L32_dim46.json"))
     var keys, msgs, sigs: seq[seq[byte]]

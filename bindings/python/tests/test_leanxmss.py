@@ -69,3 +69,38 @@ def test_a_key_signs_each_epoch_once_across_its_bytes():
         reloaded.sign(-1, bytes(32))
     with pytest.raises(ValueError):
         leanxmss.SecretKey.from_bytes(b"LXSK" + bytes(10))
+
+
+def test_a_key_file_signs_each_epoch_once(tmp_path):
+    import threading
+
+    key = leanxmss.keygen(bytes([4]) * 32, 20, 23)
+    path = tmp_path / "k.key"
+    leanxmss.KeyFile.create(key, path)
+    with pytest.raises(OSError, match="exists"):
+        leanxmss.KeyFile.create(key, path)
+    message = bytes([6]) * 32
+    engine = linesig.Engine("leanxmss")
+    with leanxmss.KeyFile.open(path) as f:
+        assert f.epoch_range == (20, 23) and f.next_epoch == 20
+        signature = f.sign(21, message)
+        assert engine.verify([f.public_key], [message], [signature], [21])[0]
+        # A second signer waits for the lock until this one closes.
+        opened = []
+        second = threading.Thread(target=lambda: opened.append(leanxmss.KeyFile.open(path)))
+        second.start()
+        second.join(0.3)
+        assert not opened, "a second handle opened while the first held the lock"
+    second.join(30)
+    again = opened[0]
+    assert again.next_epoch == 22
+    with pytest.raises(ValueError):
+        again.sign(21, message)
+    again.close()
+    with pytest.raises(ValueError, match="closed"):
+        again.sign(22, message)
+    with pytest.raises(OSError):
+        leanxmss.KeyFile.open(tmp_path / "none.key")
+    (tmp_path / "bad.key").write_bytes(b"LXSK" + bytes(68))
+    with pytest.raises(ValueError):
+        leanxmss.KeyFile.open(tmp_path / "bad.key")

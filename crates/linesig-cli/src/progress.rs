@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const SHOW_AFTER: Duration = Duration::from_secs(1);
+const BAR: &str = "{prefix:>12} [{bar:32}] {pos}/{len} ({per_sec}, eta {eta})";
+const COUNTER: &str = "{prefix:>12} {spinner} {pos} ({per_sec}, {elapsed})";
 
 pub struct Progress {
     bar: ProgressBar,
@@ -18,11 +20,7 @@ impl Progress {
     /// A bar over `total` units (`None`: a counter with no end), labelled `label`.
     pub fn new(label: &str, total: Option<u64>, enabled: bool) -> Self {
         let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
-        let template = if total.is_some() {
-            "{prefix:>12} [{bar:32}] {pos}/{len} ({per_sec}, eta {eta})"
-        } else {
-            "{prefix:>12} {spinner} {pos} ({per_sec}, {elapsed})"
-        };
+        let template = if total.is_some() { BAR } else { COUNTER };
         if let Ok(style) = ProgressStyle::with_template(template) {
             bar.set_style(style.progress_chars("=> "));
         }
@@ -45,6 +43,22 @@ impl Progress {
         {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
         }
+    }
+
+    /// Set how many units there are in all (a task that learns its size as it goes).
+    pub fn set_length(&self, total: u64) {
+        if self.bar.length() != Some(total) {
+            self.bar.set_length(total);
+            if let Ok(style) = ProgressStyle::with_template(BAR) {
+                self.bar.set_style(style.progress_chars("=> "));
+            }
+        }
+    }
+
+    /// Set the units done so far (a task that reports totals, not increments).
+    pub fn set_position(&self, done: u64) {
+        let before = self.bar.position();
+        self.inc(done.saturating_sub(before));
     }
 
     pub fn finish(&self) {

@@ -1,8 +1,9 @@
 /* Keys, signatures and aggregation from C: a leanSig L18 key made, used, saved and
  * loaded back; two devnet-4 signatures (one key, two epochs) aggregated into one proof and the proof checked;
  * an ML-DSA-65 key pair from a seed, a hedged and a deterministic signature; an Ed25519
- * key and signature from a seed; every signature verified by an engine. Build:
- *   cc -I include examples/sign.c liblinesig_ffi.a -lpthread -ldl -lm */
+ * key and signature from a seed; every signature verified by an engine. Build, in
+ * crates/linesig-ffi after `cargo build --release -p linesig-ffi` (docs/usage.md, "C"):
+ *   cc -I include examples/sign.c ../../target/release/liblinesig_ffi.a -lpthread -ldl -lm */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

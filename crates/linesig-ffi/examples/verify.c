@@ -1,5 +1,7 @@
 /* Verify a batch of Ed25519 signatures from C: RFC 8032 TEST 1, a corrupted copy, and a
- * truncated signature. Build: cc -I include examples/verify.c liblinesig_ffi.a -lpthread -ldl -lm */
+ * truncated signature. Build, in crates/linesig-ffi after `cargo build --release -p linesig-ffi`
+ * (docs/usage.md, "C", has the shared-library line with its rpath):
+ *   cc -I include examples/verify.c ../../target/release/liblinesig_ffi.a -lpthread -ldl -lm */
 #include <stdio.h>
 #include <string.h>
 #include "linesig.h"

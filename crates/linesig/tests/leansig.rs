@@ -339,3 +339,26 @@ fn batches_equal_single_verification_on_random_and_corrupted_inputs() {
         }
     }
 }
+
+/// `key_gen_reporting` reports each bottom tree once, in order, up to the total, and
+/// makes the same key as `key_gen` from the same randomness.
+#[test]
+fn key_generation_reports_each_bottom_tree() {
+    use rand::SeedableRng;
+    use std::cell::RefCell;
+    let instance = Instance::L18;
+    let backend = Backend::best_for(Scheme::LeanSig(instance));
+    let seen = RefCell::new(Vec::new());
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+    // 3,000 epochs from 100: bottom trees of 512 epochs, 0 to 6.
+    let (public_key, _) =
+        leansig::keys::key_gen_reporting(instance, backend, &mut rng, 100, 3000, &|done, total| {
+            seen.borrow_mut().push((done, total))
+        })
+        .unwrap();
+    let seen = seen.into_inner();
+    assert_eq!(seen, (1..=7).map(|d| (d, 7)).collect::<Vec<_>>());
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+    let (same, _) = leansig::keys::key_gen(instance, backend, &mut rng, 100, 3000).unwrap();
+    assert_eq!(public_key, same);
+}

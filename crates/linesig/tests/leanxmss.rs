@@ -552,3 +552,23 @@ fn key_file_keeps_used_epochs() {
     ));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `key_gen_reporting` reports the leaves in whole calls of the lanes (16,384 each) up to
+/// one per epoch, and makes the key `key_gen` makes.
+#[test]
+fn key_generation_reports_its_leaves() {
+    use std::cell::RefCell;
+    let seed = [9u8; 32];
+    let backend = Backend::best_for(Scheme::LeanXmss(SPEC));
+    let seen = RefCell::new(Vec::new());
+    let key = leanxmss::key_gen_reporting(SPEC, &seed, 5, 40_004, backend, &|done, total| {
+        seen.borrow_mut().push((done, total))
+    })
+    .unwrap();
+    assert_eq!(
+        seen.into_inner(),
+        vec![(16_384, 40_000), (32_768, 40_000), (40_000, 40_000)]
+    );
+    let same = leanxmss::key_gen(SPEC, &seed, 5, 40_004, backend).unwrap();
+    assert_eq!(key.public_key(), same.public_key());
+}

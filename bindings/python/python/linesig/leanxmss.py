@@ -7,10 +7,15 @@ key generation and signing, beside ``Engine(scheme="leanxmss")``'s batch verific
 signs each epoch at most once, in increasing order: **save** ``key.to_bytes()`` after
 every signature, before the signature leaves the process, or a key reloaded from older
 bytes could sign an epoch twice, which lets anyone forge for that epoch.
+``KeyFile`` does that for a key kept in a file, as ``linesig sign`` does: the file is
+locked while it is open (a second signer, in any process, waits) and saved before each
+signature is returned. A signer that keeps keys in its own store must do the same: hold
+a lock over load, sign and save, and save before the signature leaves the process.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Tuple
 
 from . import _native
@@ -18,7 +23,7 @@ from . import _native
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 1208
 
-__all__ = ["SecretKey", "keygen", "PUBLIC_KEY_BYTES", "SIGNATURE_BYTES"]
+__all__ = ["KeyFile", "SecretKey", "keygen", "PUBLIC_KEY_BYTES", "SIGNATURE_BYTES"]
 
 
 class SecretKey:
@@ -64,3 +69,52 @@ class SecretKey:
 def keygen(seed: bytes, epoch_start: int, epoch_end: int) -> SecretKey:
     """The key a 32-byte seed grows for epochs ``epoch_start..epoch_end`` (inclusive)."""
     return SecretKey(_native.LeanXmssKey.generate(bytes(seed), epoch_start, epoch_end))
+
+
+class KeyFile:
+    """A leanXMSS key file open for signing, locked until ``close()`` (or the end of a
+    ``with`` block); each ``sign`` saves the file before it returns the signature.
+
+    ``KeyFile.create(key, path)`` writes a new file (never over an existing one);
+    ``KeyFile.open(path)`` waits while another signer holds the lock. ``OSError`` for a
+    file that cannot be read or written, ``ValueError`` for a damaged or foreign one.
+    """
+
+    def __init__(self, native: "_native.LeanXmssKeyFile") -> None:
+        self._file = native
+
+    @classmethod
+    def open(cls, path: "str | os.PathLike[str]") -> "KeyFile":
+        return cls(_native.LeanXmssKeyFile.open(os.fspath(path)))
+
+    @staticmethod
+    def create(key: SecretKey, path: "str | os.PathLike[str]") -> None:
+        _native.LeanXmssKeyFile.create(key._key, os.fspath(path))
+
+    @property
+    def public_key(self) -> bytes:
+        return self._file.public_key()
+
+    @property
+    def epoch_range(self) -> Tuple[int, int]:
+        return self._file.epoch_range
+
+    @property
+    def next_epoch(self) -> int:
+        return self._file.next_epoch
+
+    def sign(self, epoch: int, message: bytes) -> bytes:
+        """The signature of a 32-byte message at ``epoch``, after the file is saved
+        (``ValueError`` for a used or out-of-range epoch; ``OSError`` if the save
+        failed, with the epoch used up all the same)."""
+        return self._file.sign(epoch, bytes(message))
+
+    def close(self) -> None:
+        """Release the lock; later calls raise ``ValueError``."""
+        self._file.close()
+
+    def __enter__(self) -> "KeyFile":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

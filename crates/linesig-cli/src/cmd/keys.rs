@@ -20,6 +20,7 @@ use crate::cmd::signing::{
     duration_words, key_file_error, message, messages, open_output, write_signatures, KeygenArgs,
     SignArgs,
 };
+use crate::progress::Progress;
 use linesig::leansig::{keys, Instance, KeyFile, KeyFileSignError};
 use linesig::{Backend, Scheme};
 use rand::rngs::StdRng;
@@ -77,14 +78,22 @@ pub fn keygen(args: KeygenArgs) -> Result<bool, CliError> {
         None => StdRng::from_entropy(),
     };
     let started = Instant::now();
-    let (public_key, key) = keys::key_gen(
+    // A bar over the bottom trees (drawn on a terminal once the run passes a second).
+    let progress = Progress::new("bottom trees", None, !args.quiet);
+    let report = |done: u64, total: u64| {
+        progress.set_length(total);
+        progress.set_position(done);
+    };
+    let (public_key, key) = keys::key_gen_reporting(
         instance,
         backend(instance),
         &mut rng,
         args.start,
         args.active_epochs,
+        &report,
     )
     .map_err(|e| CliError::usage(e.to_string()))?;
+    progress.finish();
     let bytes_len = keys::save_new(&args.out, &key).map_err(key_file_error)?;
     println!("{}", hex::encode(&public_key));
     if !args.quiet {

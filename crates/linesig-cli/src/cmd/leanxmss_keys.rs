@@ -7,6 +7,7 @@ use super::signing::{
     duration_words, key_file_error, messages, write_signatures, KeygenArgs, SignArgs,
 };
 use crate::args::CliError;
+use crate::progress::Progress;
 use linesig::leanxmss::{self, Instance, KeyFile, KeyFileSignError};
 use linesig::{Backend, Scheme};
 use rand::rngs::StdRng;
@@ -71,14 +72,22 @@ pub(super) fn keygen(instance: Instance, args: KeygenArgs) -> Result<bool, CliEr
         None => StdRng::from_entropy().fill_bytes(&mut seed),
     }
     let started = Instant::now();
-    let key = leanxmss::key_gen(
+    // A bar over the leaves, one per epoch (drawn on a terminal once past a second).
+    let progress = Progress::new("leaves", None, !args.quiet);
+    let report = |done: u64, total: u64| {
+        progress.set_length(total);
+        progress.set_position(done);
+    };
+    let key = leanxmss::key_gen_reporting(
         instance,
         &seed,
         args.start as u32,
         last as u32,
         backend(instance),
+        &report,
     )
     .map_err(|e| CliError::usage(e.to_string()))?;
+    progress.finish();
     let bytes_len = leanxmss::save_new(&args.out, &key).map_err(key_file_error)?;
     println!("{}", hex::encode(key.public_key()));
     if !args.quiet {

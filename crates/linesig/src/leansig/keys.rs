@@ -403,6 +403,20 @@ pub fn key_gen(
     start: u64,
     count: u64,
 ) -> Result<(Vec<u8>, SecretKey), KeyGenError> {
+    key_gen_reporting(instance, backend, rng, start, count, &|_, _| {})
+}
+
+/// As [`key_gen`], calling `progress(done, total)` after each bottom tree is built
+/// (`total` bottom trees in all; nearly all of key generation's time is theirs), so that
+/// a long key generation can show how far it is.
+pub fn key_gen_reporting(
+    instance: Instance,
+    backend: Backend,
+    rng: &mut (impl RngCore + CryptoRng),
+    start: u64,
+    count: u64,
+    progress: &dyn Fn(u64, u64),
+) -> Result<(Vec<u8>, SecretKey), KeyGenError> {
     if count == 0 {
         return Err(KeyGenError::NoEpochs);
     }
@@ -414,7 +428,7 @@ pub fn key_gen(
             lifetime,
         });
     }
-    Ok(with_lanes!(backend, L => key_gen_on::<L>(instance, backend, rng, start, count)))
+    Ok(with_lanes!(backend, L => key_gen_on::<L>(instance, backend, rng, start, count, progress)))
 }
 
 fn key_gen_on<L: KoalaLanes>(
@@ -423,6 +437,7 @@ fn key_gen_on<L: KoalaLanes>(
     rng: &mut (impl RngCore + CryptoRng),
     start: u64,
     count: u64,
+    progress: &dyn Fn(u64, u64),
 ) -> (Vec<u8>, SecretKey) {
     let params = instance.params();
     let half = params.log_lifetime / 2;
@@ -430,13 +445,17 @@ fn key_gen_on<L: KoalaLanes>(
     let parameter: [u32; PARAMETER_LEN] = core::array::from_fn(|_| random_element(rng));
     let mut prf_key = [0u8; 32];
     rng.fill_bytes(&mut prf_key);
+    let trees = end_tree - first_tree;
     let left = bottom_tree::<L>(instance, &prf_key, &parameter, first_tree);
+    progress(1, trees);
     let right = bottom_tree::<L>(instance, &prf_key, &parameter, first_tree + 1);
+    progress(2, trees);
     let mut roots = vec![left.root(), right.root()];
-    roots.extend(
-        (first_tree + 2..end_tree)
-            .map(|index| bottom_tree::<L>(instance, &prf_key, &parameter, index).root()),
-    );
+    roots.extend((first_tree + 2..end_tree).map(|index| {
+        let root = bottom_tree::<L>(instance, &prf_key, &parameter, index).root();
+        progress(index - first_tree + 1, trees);
+        root
+    }));
     let mut pad = || random_digest(params, rng);
     let top = build_tree::<L>(
         params,

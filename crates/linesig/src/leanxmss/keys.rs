@@ -202,6 +202,20 @@ pub fn key_gen(
     end: u32,
     backend: Backend,
 ) -> Result<SecretKey, KeyGenError> {
+    key_gen_reporting(instance, seed, start, end, backend, &|_, _| {})
+}
+
+/// As [`key_gen`], calling `progress(done, total)` as the leaves are made (`total`
+/// leaves, one per epoch; they are nearly all of key generation's time), so that a long
+/// key generation can show how far it is.
+pub fn key_gen_reporting(
+    instance: Instance,
+    seed: &[u8; SEED_BYTES],
+    start: u32,
+    end: u32,
+    backend: Backend,
+    progress: &dyn Fn(u64, u64),
+) -> Result<SecretKey, KeyGenError> {
     if start > end {
         return Err(KeyGenError::EmptyRange { start, end });
     }
@@ -212,8 +226,13 @@ pub fn key_gen(
         end,
         start as u64,
         backend,
+        progress,
     ))
 }
+
+/// Leaves made per call of the lanes when a key is built: a progress report each, and
+/// enough work per call to keep every lane and thread busy.
+const LEAVES_PER_REPORT: usize = 1 << 14;
 
 impl SecretKey {
     fn build(
@@ -223,11 +242,17 @@ impl SecretKey {
         end: u32,
         next: u64,
         backend: Backend,
+        progress: &dyn Fn(u64, u64),
     ) -> Self {
         let seed_words = words_of::<SEED_WORDS>(&seed);
         let pp = public_param(instance, &seed_words);
         let epochs: Vec<u32> = (start..=end).collect();
-        let mut levels = vec![lanes::leaves(backend, instance, &pp, &seed_words, &epochs)];
+        let mut leaves = Vec::with_capacity(epochs.len());
+        for chunk in epochs.chunks(LEAVES_PER_REPORT) {
+            leaves.extend(lanes::leaves(backend, instance, &pp, &seed_words, chunk));
+            progress(leaves.len() as u64, epochs.len() as u64);
+        }
+        let mut levels = vec![leaves];
         for level in 0..LOG_LIFETIME {
             let (first, last) = ((start as u64) >> (level + 1), (end as u64) >> (level + 1));
             let below = &levels[level];
@@ -410,7 +435,15 @@ impl SecretKey {
             )));
         }
         let seed = bytes[8..40].try_into().expect("32 bytes");
-        Ok(SecretKey::build(instance, seed, start, end, next, backend))
+        Ok(SecretKey::build(
+            instance,
+            seed,
+            start,
+            end,
+            next,
+            backend,
+            &|_, _| {},
+        ))
     }
 }
 
