@@ -6,8 +6,8 @@ use linesig::Backend;
 /// A failure that ends the command, with its exit code.
 #[derive(Debug)]
 pub struct CliError {
-    pub(crate) message: String,
-    pub(crate) code: u8,
+    pub message: String,
+    pub code: u8,
 }
 
 impl CliError {

@@ -142,12 +142,13 @@ pub(crate) fn parse_fields(line: &[u8], epoch: bool, signature: bool) -> Parsed 
 /// The UTF-8 byte-order mark.
 pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-#[derive(Default)]
-struct Tally {
-    lines: usize,
-    valid: usize,
-    invalid: usize,
-    malformed: usize,
+/// What `stream` read: lines, and how each ended.
+#[derive(Default, Debug)]
+pub struct Tally {
+    pub lines: usize,
+    pub valid: usize,
+    pub invalid: usize,
+    pub malformed: usize,
 }
 
 pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
@@ -242,9 +243,11 @@ pub fn run(args: VerifyArgs) -> Result<bool, CliError> {
     Ok(!(args.fail_on_invalid && tally.invalid + tally.malformed > 0))
 }
 
-fn stream(
+/// Read JSON Lines from `reader` in chunks of `chunk` lines, verify each chunk's items on
+/// `engine`, and write one verdict line per input line to `writer`, in order.
+pub fn stream(
     engine: &Engine,
-    mut reader: Box<dyn BufRead>,
+    mut reader: Box<dyn BufRead + '_>,
     writer: &mut impl Write,
     chunk: usize,
     progress: &Progress,
