@@ -6,7 +6,7 @@
 //! The verdicts are the per-signature path's, item for item:
 //! 1. The same byte checks and hashes ([`prepare_jobs`]), the same key decoding and
 //!    small-order test with the same reasons ([`decode_keys`], [`reject_group`]), and
-//!    R decoded with the reasons of `set_verdicts`: every item rejected before the
+//!    R decoded with the reasons of `RChecks`: every item rejected before the
 //!    equation is rejected here exactly as there.
 //! 2. The rest ("survivors") pass one multi-scalar check (`msm`; one per slice of at
 //!    most [`MAX_CHECK`] in a larger unit). If it holds, each is
@@ -20,7 +20,7 @@
 
 use super::msm::sum_has_small_order;
 use super::point::{decompress_many, Affine, AffineLimbs, Constants, Extended};
-use super::{checked_jobs, decode_keys, settle_keys};
+use super::{checked_jobs, decode_keys, settle_keys, RChecks};
 use crate::batch_gate::Outcome;
 use crate::ed25519::batch_coefficients::Coefficients;
 use crate::ed25519::field::{LaneField, MAX_LANES};
@@ -28,7 +28,7 @@ use crate::ed25519::policy::Rules;
 use crate::ed25519::scalar_mod_l::{self, U256};
 use crate::ed25519::sha512::LaneWords;
 use crate::ed25519::UnitEntry;
-use crate::verdict::{Reject, Verdict};
+use crate::verdict::Verdict;
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use std::ops::Range;
 
@@ -107,7 +107,7 @@ pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
         }
     }
 
-    // R, for the jobs whose key decoded: the reasons of `set_verdicts`.
+    // R, for the jobs whose key decoded: the reasons of `RChecks`, as on the other plans.
     let entry_of_slot = {
         let mut of = vec![u32::MAX; out.len()];
         for (i, e) in entries.iter().enumerate() {
@@ -132,18 +132,11 @@ pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
             if chunk.len() == 0 {
                 break;
             }
-            let small = if rules.reject_small_order {
-                r.small_order_mask()
-            } else {
-                0
-            };
+            let r_checks = RChecks::new(rules, r, *ok);
             let rows = affine(&c, &r.neg()).lanes();
             for (lane, job) in chunk.enumerate() {
-                let verdict = &mut out[job.slot as usize];
-                if ok >> lane & 1 == 0 {
-                    *verdict = Verdict::Invalid(Reject::BadSignatureR);
-                } else if small >> lane & 1 == 1 {
-                    *verdict = Verdict::Invalid(Reject::SmallOrderR);
+                if let Some(reason) = r_checks.reject(lane) {
+                    out[job.slot as usize] = Verdict::Invalid(reason);
                 } else {
                     survivors.push(Survivor {
                         slot: job.slot,
@@ -171,8 +164,9 @@ pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
     // features, and the whole sum would run on out-of-line field calls.)
     let mut rest = Vec::new();
     let (mut parts_checked, mut parts_failed) = (0, 0);
-    for slice in 0..survivors.len().div_ceil(MAX_CHECK) {
-        let slice = part(survivors.len(), survivors.len().div_ceil(MAX_CHECK), slice);
+    let slices = survivors.len().div_ceil(MAX_CHECK);
+    for slice in 0..slices {
+        let slice = part(survivors.len(), slices, slice);
         if inputs.holds(&c, slice.clone()) {
             for s in &survivors[slice] {
                 out[s.slot as usize] = Verdict::Valid;

@@ -433,10 +433,7 @@ fn check_half<F: LaneField>(
 }
 
 /// Each lane's verdict, on either plan, from R (`decoded`: the lanes whose R decoded)
-/// and `holds` (the lanes whose equation holds). An R that does not decode is
-/// `BadSignatureR` under the cofactored policies and, under `Strict`, the byte mismatch
-/// the full-size plan reports (`EquationFailed`); a small-order R is rejected where the
-/// cofactored policy says so (`Strict`'s byte rules have rejected it before).
+/// and `holds` (the lanes whose equation holds).
 #[inline(always)]
 fn set_verdicts<F: LaneField, J: LaneJob>(
     rules: Rules,
@@ -446,27 +443,58 @@ fn set_verdicts<F: LaneField, J: LaneJob>(
     chunk: &[J],
     out: &mut [Verdict],
 ) {
-    let small = if rules.cofactored && rules.reject_small_order {
-        r.small_order_mask()
-    } else {
-        0
-    };
-    let bad_r = if rules.cofactored {
-        Reject::BadSignatureR
-    } else {
-        Reject::EquationFailed
-    };
+    let r_checks = RChecks::new(rules, r, decoded);
     for (lane, j) in chunk.iter().enumerate() {
-        let bit = |m: u8| m >> lane & 1 == 1;
-        out[j.slot() as usize] = if !bit(decoded) {
-            Verdict::Invalid(bad_r)
-        } else if bit(small) {
-            Verdict::Invalid(Reject::SmallOrderR)
-        } else if bit(holds) {
-            Verdict::Valid
-        } else {
-            Verdict::Invalid(Reject::EquationFailed)
+        out[j.slot() as usize] = match r_checks.reject(lane) {
+            Some(reason) => Verdict::Invalid(reason),
+            None if holds >> lane & 1 == 1 => Verdict::Valid,
+            None => Verdict::Invalid(Reject::EquationFailed),
         };
+    }
+}
+
+/// What R alone decides, lane by lane, before any equation: an R that does not decode
+/// is `BadSignatureR` under the cofactored policies and, under `Strict`, the byte
+/// mismatch the full-size plan reports (`EquationFailed`); a small-order R is rejected
+/// where the cofactored policy says so (`Strict`'s byte rules have rejected it before).
+/// Shared by the per-signature plans and the batch equation, so that their reasons
+/// cannot drift apart.
+pub(crate) struct RChecks {
+    decoded: u8,
+    small: u8,
+    bad_r: Reject,
+}
+
+impl RChecks {
+    #[inline(always)]
+    pub(crate) fn new<F: LaneField>(rules: Rules, r: &Extended<F>, decoded: u8) -> Self {
+        let small = if rules.cofactored && rules.reject_small_order {
+            r.small_order_mask()
+        } else {
+            0
+        };
+        let bad_r = if rules.cofactored {
+            Reject::BadSignatureR
+        } else {
+            Reject::EquationFailed
+        };
+        RChecks {
+            decoded,
+            small,
+            bad_r,
+        }
+    }
+
+    /// Why lane `lane`'s R fails, if it does.
+    #[inline(always)]
+    pub(crate) fn reject(&self, lane: usize) -> Option<Reject> {
+        if self.decoded >> lane & 1 == 0 {
+            Some(self.bad_r)
+        } else if self.small >> lane & 1 == 1 {
+            Some(Reject::SmallOrderR)
+        } else {
+            None
+        }
     }
 }
 
