@@ -1,5 +1,6 @@
-//! The sigverify stage on linesig's engine: find each packet's signatures (by the rules of
-//! the solana-perf line built for: `offsets` for 4.0, `view` for 4.1 and 4.2), verify every signature of every packet in one engine call
+//! The sigverify stage on linesig's engine: find each packet's signatures (by the rules
+//! of the solana-perf line built for: `offsets` for 4.0, `view` for 4.1 and 4.2), verify
+//! every signature of every packet in one engine call
 //! (lanes, all threads of the pool, grouping of repeated keys, the hot-key cache), then
 //! set `discard` on each packet that has a signature the engine rejects.
 //!
@@ -160,7 +161,7 @@ impl Verifier {
             reject_non_vote,
             enable_tx_v1,
         };
-        thread_pool.install(|| sigverify(Some(&self.engine), thread_pool, batches, stage));
+        self.run(thread_pool, batches, stage);
     }
 
     /// As [`Verifier::ed25519_verify`], on the verifier's own pool.
@@ -170,8 +171,7 @@ impl Verifier {
             reject_non_vote,
             enable_tx_v1,
         };
-        let pool = self.engine.thread_pool();
-        pool.install(|| sigverify(Some(&self.engine), pool, batches, stage));
+        self.run(self.engine.thread_pool(), batches, stage);
     }
 
     /// solana-perf 4.0's `sigverify::ed25519_verify`, with its signature and effect, on
@@ -187,15 +187,21 @@ impl Verifier {
         reject_non_vote: bool,
         _packet_count: usize,
     ) {
-        let stage = Stage { reject_non_vote };
-        thread_pool.install(|| sigverify(Some(&self.engine), thread_pool, batches, stage));
+        self.run(thread_pool, batches, Stage { reject_non_vote });
     }
 
     /// As [`Verifier::ed25519_verify`], on the verifier's own pool.
     #[cfg(feature = "solana-perf-4-0")]
     pub fn verify(&self, batches: &mut [PacketBatch], reject_non_vote: bool) {
-        let stage = Stage { reject_non_vote };
-        let pool = self.engine.thread_pool();
+        self.run(
+            self.engine.thread_pool(),
+            batches,
+            Stage { reject_non_vote },
+        );
+    }
+
+    /// The stage on `pool`, with this verifier's engine: what every entry point runs.
+    fn run(&self, pool: &rayon::ThreadPool, batches: &mut [PacketBatch], stage: Stage) {
         pool.install(|| sigverify(Some(&self.engine), pool, batches, stage));
     }
 }

@@ -44,12 +44,13 @@ pub(crate) fn read(data: &[u8], enable_tx_v1: bool) -> Option<Read> {
     // solana-perf zips the signatures with the static keys: as many as the shorter has
     // (sanitizing makes them one count; the zip is what is verified either way).
     let count = signatures.len().min(keys.len());
+    let message_start = offset(message.as_ptr());
     let parts = (count > 0).then(|| SignedParts {
         signatures: count,
         signature_start: offset(signatures.as_ptr().cast()),
         key_start: offset(keys.as_ptr().cast()),
-        message_start: offset(message.as_ptr()),
-        message_end: offset(message.as_ptr()) + message.len(),
+        message_start,
+        message_end: message_start + message.len(),
     });
     Some(Read {
         simple_vote: is_simple_vote(&view),

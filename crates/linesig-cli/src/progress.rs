@@ -45,20 +45,16 @@ impl Progress {
         }
     }
 
-    /// Set how many units there are in all (a task that learns its size as it goes).
-    pub fn set_length(&self, total: u64) {
+    /// `done` of `total` units, for a task that reports totals rather than increments
+    /// and learns its size as it goes (key generation).
+    pub fn report(&self, done: u64, total: u64) {
         if self.bar.length() != Some(total) {
             self.bar.set_length(total);
             if let Ok(style) = ProgressStyle::with_template(BAR) {
                 self.bar.set_style(style.progress_chars("=> "));
             }
         }
-    }
-
-    /// Set the units done so far (a task that reports totals, not increments).
-    pub fn set_position(&self, done: u64) {
-        let before = self.bar.position();
-        self.inc(done.saturating_sub(before));
+        self.inc(done.saturating_sub(self.bar.position()));
     }
 
     pub fn finish(&self) {

@@ -80,17 +80,13 @@ pub fn keygen(args: KeygenArgs) -> Result<bool, CliError> {
     let started = Instant::now();
     // A bar over the bottom trees (drawn on a terminal once the run passes a second).
     let progress = Progress::new("bottom trees", None, !args.quiet);
-    let report = |done: u64, total: u64| {
-        progress.set_length(total);
-        progress.set_position(done);
-    };
     let (public_key, key) = keys::key_gen_reporting(
         instance,
         backend(instance),
         &mut rng,
         args.start,
         args.active_epochs,
-        &report,
+        &|done, total| progress.report(done, total),
     )
     .map_err(|e| CliError::usage(e.to_string()))?;
     progress.finish();

@@ -74,17 +74,13 @@ pub(super) fn keygen(instance: Instance, args: KeygenArgs) -> Result<bool, CliEr
     let started = Instant::now();
     // A bar over the leaves, one per epoch (drawn on a terminal once past a second).
     let progress = Progress::new("leaves", None, !args.quiet);
-    let report = |done: u64, total: u64| {
-        progress.set_length(total);
-        progress.set_position(done);
-    };
     let key = leanxmss::key_gen_reporting(
         instance,
         &seed,
         args.start as u32,
         last as u32,
         backend(instance),
-        &report,
+        &|done, total| progress.report(done, total),
     )
     .map_err(|e| CliError::usage(e.to_string()))?;
     progress.finish();
