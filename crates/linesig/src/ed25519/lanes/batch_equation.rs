@@ -18,7 +18,7 @@
 //!    Past a quarter of the parts failing, the remaining parts go back unchecked: the
 //!    unit is largely invalid and checking further would only add cost.
 
-use super::msm::sum_has_small_order;
+use super::msm::{sum_has_small_order, Terms};
 use super::point::{decompress_many, Affine, AffineLimbs, Constants, Extended};
 use super::{checked_jobs, decode_keys, settle_keys, RChecks};
 use crate::batch_gate::Outcome;
@@ -244,8 +244,8 @@ impl<F: LaneField> Inputs<'_, F> {
     #[inline(always)]
     fn holds(&self, c: &Constants<F>, range: Range<usize>) -> bool {
         let n = range.len();
-        let mut points: Vec<AffineLimbs<F>> = Vec::with_capacity(2 * n + 1);
-        let mut scalars: Vec<U256> = Vec::with_capacity(2 * n + 1);
+        let mut points: Vec<AffineLimbs<F>> = Vec::with_capacity(n + 1);
+        let mut scalars: Vec<U256> = Vec::with_capacity(n + 1);
         points.push(self.key_rows[0]);
         scalars.push([0; 4]);
         let mut b_scalar = [0u64; 4];
@@ -264,10 +264,15 @@ impl<F: LaneField> Inputs<'_, F> {
             b_scalar = add_mod_l(&b_scalar, &scalar_mod_l::mul_mod_l(z, &s.s));
         }
         scalars[0] = b_scalar;
-        let full = points.len();
-        points.extend_from_slice(&self.r_rows[range.clone()]);
-        scalars.extend_from_slice(&self.z[range]);
-        sum_has_small_order(c, &points, &scalars, full)
+        let full = Terms {
+            points: &points,
+            scalars: &scalars,
+        };
+        let short = Terms {
+            points: &self.r_rows[range.clone()],
+            scalars: &self.z[range],
+        };
+        sum_has_small_order(c, full, short)
     }
 }
 

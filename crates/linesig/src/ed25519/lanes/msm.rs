@@ -139,22 +139,34 @@ fn bucket_slots(digits: &[i16], first: usize, lanes: usize) -> ([usize; MAX_LANE
     (at, negate)
 }
 
-/// Whether Σ scalars[i]·points[i] has small order ([8]·Σ = O). The first `full` scalars
-/// are below 2^253, the rest below 2^127 (little-endian 64-bit limbs).
+/// Points beside their scalars (little-endian 64-bit limbs), one term per index.
+pub(super) struct Terms<'a, F: LaneField> {
+    pub points: &'a [AffineLimbs<F>],
+    pub scalars: &'a [[u64; 4]],
+}
+
+/// Whether Σ scalars[i]·points[i] over `full` and `short` has small order
+/// ([8]·Σ = O). `full`'s scalars are below 2^253, `short`'s below 2^127. Two slices
+/// rather than one, so that a caller passes rows it already holds (the batch
+/// equation's −Rᵢ and zᵢ) without copying them behind its own.
 #[inline(always)]
 pub(super) fn sum_has_small_order<F: LaneField>(
     c: &Constants<F>,
-    points: &[AffineLimbs<F>],
-    scalars: &[[u64; 4]],
-    full: usize,
+    full: Terms<'_, F>,
+    short: Terms<'_, F>,
 ) -> bool {
-    debug_assert_eq!(points.len(), scalars.len());
+    debug_assert_eq!(full.points.len(), full.scalars.len());
+    debug_assert_eq!(short.points.len(), short.scalars.len());
     let lanes = F::LANES;
-    let bits = window_bits(full, points.len() - full, lanes);
+    let (n_full, n_short) = (full.points.len(), short.points.len());
+    let bits = window_bits(n_full, n_short, lanes);
     let (w_full, w_short) = (windows(FULL_BITS, bits), windows(SHORT_BITS, bits));
-    let mut digits = vec![0i16; points.len() * w_full];
-    for (i, (scalar, row)) in scalars.iter().zip(digits.chunks_mut(w_full)).enumerate() {
-        let w = if i < full { w_full } else { w_short };
+    // Row i of `digits` is term i's (full terms first), w_full wide; a short
+    // scalar's windows above w_short stay zero.
+    let mut digits = vec![0i16; (n_full + n_short) * w_full];
+    let scalars = full.scalars.iter().chain(short.scalars);
+    for (i, (scalar, row)) in scalars.zip(digits.chunks_mut(w_full)).enumerate() {
+        let w = if i < n_full { w_full } else { w_short };
         signed_digits(scalar, bits, &mut row[..w]);
     }
 
@@ -176,11 +188,13 @@ pub(super) fn sum_has_small_order<F: LaneField>(
     let mut window_sums: LaneRows<F> = core::array::from_fn(|_| vec![identity_row; vectors]);
     for g in 0..vectors {
         let first = g * lanes;
-        let reach = if first < w_short { points.len() } else { full };
+        // Above the short scalars' top window only the full terms have digits.
+        let short_points = if first < w_short { short.points } else { &[] };
         for lane_buckets in &mut buckets[..lanes] {
             lane_buckets.fill(identity_row);
         }
-        for (point, digits) in points[..reach].iter().zip(digits.chunks(w_full)) {
+        let points = full.points.iter().chain(short_points);
+        for (point, digits) in points.zip(digits.chunks(w_full)) {
             let (at, negate) = bucket_slots(digits, first, lanes);
             let mut bucket = gather::<F>(&buckets, &at);
             bucket.add_assign_affine_point(&broadcast(point), negate);
@@ -335,7 +349,18 @@ mod tests {
                 all.extend_from_slice(&points);
                 let mut ns = vec![[1, 0, 0, 0]];
                 ns.extend(scalars.iter().map(limbs));
-                let got = sum_has_small_order(&c, &rows::<F>(&all), &ns, full + 1);
+                let (all, at) = (rows::<F>(&all), full + 1);
+                let got = sum_has_small_order(
+                    &c,
+                    Terms {
+                        points: &all[..at],
+                        scalars: &ns[..at],
+                    },
+                    Terms {
+                        points: &all[at..],
+                        scalars: &ns[at..],
+                    },
+                );
                 assert_eq!(got, holds, "{} lanes, {full} + {short} points", F::LANES);
             }
         }
