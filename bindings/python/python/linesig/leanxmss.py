@@ -26,11 +26,31 @@ SIGNATURE_BYTES = 1208
 __all__ = ["KeyFile", "SecretKey", "keygen", "PUBLIC_KEY_BYTES", "SIGNATURE_BYTES"]
 
 
-class SecretKey:
-    """A leanXMSS secret key with the next epoch it may sign."""
+class _Key:
+    """What a key and a key file both tell: its public key and where its epochs stand
+    (one native object behind each, ``LeanXmssKey`` or ``LeanXmssKeyFile``)."""
 
-    def __init__(self, native: "_native.LeanXmssKey") -> None:
-        self._key = native
+    def __init__(self, native: "_native.LeanXmssKey | _native.LeanXmssKeyFile") -> None:
+        self._native = native
+
+    @property
+    def public_key(self) -> bytes:
+        """32 bytes: Merkle root, then the public parameter."""
+        return self._native.public_key()
+
+    @property
+    def epoch_range(self) -> Tuple[int, int]:
+        """The first and last epoch the key signs at."""
+        return self._native.epoch_range
+
+    @property
+    def next_epoch(self) -> int:
+        """The lowest epoch the key may still sign."""
+        return self._native.next_epoch
+
+
+class SecretKey(_Key):
+    """A leanXMSS secret key with the next epoch it may sign."""
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SecretKey":
@@ -39,27 +59,12 @@ class SecretKey:
 
     def to_bytes(self) -> bytes:
         """72 bytes: seed, range and next epoch, checksummed (``LXSK``)."""
-        return self._key.to_bytes()
-
-    @property
-    def public_key(self) -> bytes:
-        """32 bytes: Merkle root, then the public parameter."""
-        return self._key.public_key()
-
-    @property
-    def epoch_range(self) -> Tuple[int, int]:
-        """The first and last epoch the key signs at."""
-        return self._key.epoch_range
-
-    @property
-    def next_epoch(self) -> int:
-        """The lowest epoch the key may still sign."""
-        return self._key.next_epoch
+        return self._native.to_bytes()
 
     def sign(self, epoch: int, message: bytes) -> bytes:
         """The 1,208-byte signature of a 32-byte message at ``epoch`` (``ValueError``
         for an epoch outside the range or at or before one already signed)."""
-        return self._key.sign(epoch, bytes(message))
+        return self._native.sign(epoch, bytes(message))
 
     def __repr__(self) -> str:
         start, end = self.epoch_range
@@ -71,7 +76,7 @@ def keygen(seed: bytes, epoch_start: int, epoch_end: int) -> SecretKey:
     return SecretKey(_native.LeanXmssKey.generate(bytes(seed), epoch_start, epoch_end))
 
 
-class KeyFile:
+class KeyFile(_Key):
     """A leanXMSS key file open for signing, locked until ``close()`` (or the end of a
     ``with`` block); each ``sign`` saves the file before it returns the signature.
 
@@ -80,38 +85,23 @@ class KeyFile:
     file that cannot be read or written, ``ValueError`` for a damaged or foreign one.
     """
 
-    def __init__(self, native: "_native.LeanXmssKeyFile") -> None:
-        self._file = native
-
     @classmethod
     def open(cls, path: "str | os.PathLike[str]") -> "KeyFile":
         return cls(_native.LeanXmssKeyFile.open(os.fspath(path)))
 
     @staticmethod
     def create(key: SecretKey, path: "str | os.PathLike[str]") -> None:
-        _native.LeanXmssKeyFile.create(key._key, os.fspath(path))
-
-    @property
-    def public_key(self) -> bytes:
-        return self._file.public_key()
-
-    @property
-    def epoch_range(self) -> Tuple[int, int]:
-        return self._file.epoch_range
-
-    @property
-    def next_epoch(self) -> int:
-        return self._file.next_epoch
+        _native.LeanXmssKeyFile.create(key._native, os.fspath(path))
 
     def sign(self, epoch: int, message: bytes) -> bytes:
         """The signature of a 32-byte message at ``epoch``, after the file is saved
         (``ValueError`` for a used or out-of-range epoch; ``OSError`` if the save
         failed, with the epoch used up all the same)."""
-        return self._file.sign(epoch, bytes(message))
+        return self._native.sign(epoch, bytes(message))
 
     def close(self) -> None:
         """Release the lock; later calls raise ``ValueError``."""
-        self._file.close()
+        self._native.close()
 
     def __enter__(self) -> "KeyFile":
         return self
