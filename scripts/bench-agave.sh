@@ -4,16 +4,19 @@
 # COUNT packets of `linesig gen`'s default mix (100,000 unless given; seed 1), then
 # `agave-bench` with the options given (e.g. `--backend avx2`, `--rounds 5`, `--json`).
 # Exits non-zero unless every round left solana-perf's flags on every packet.
+# LINESIG_AGAVE_PROFILE=agave-lines builds the benchmark without LTO (scripts/test.sh's
+# smoke run: the flags, not the rates); the default is `release`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/toolchain.sh
 count=${1:-100000}
 shift || true
 cargo build --release --locked -p linesig-cli --quiet
-cargo build --release --locked --manifest-path crates/linesig-agave/Cargo.toml \
+profile=${LINESIG_AGAVE_PROFILE:-release}
+cargo build --profile "$profile" --locked --manifest-path crates/linesig-agave/Cargo.toml \
     --target-dir target --example agave-bench --quiet
 packets=target/agave-bench-$count.lspkt
 [ -s "$packets" ] || target/release/linesig gen --count "$count" --seed 1 --out "$packets"
 for workers in $(printf '%s\n' 1 "$(nproc)" | sort -un); do
-    target/release/examples/agave-bench "$packets" --workers "$workers" "$@"
+    "target/$profile/examples/agave-bench" "$packets" --workers "$workers" "$@"
 done

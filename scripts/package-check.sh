@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # What `cargo publish` would upload for linesig-simd, linesig, linesig-aggregate and
-# linesig-agave builds from the packages alone: no path-only dependency, no file outside
+# linesig-agave compiles from the packages alone: no path-only dependency, no file outside
 # the package.
 #
-# linesig-simd, linesig and linesig-aggregate: `cargo package` of the three at once
-# (which builds the packaged sources, each against the packaged crates below it).
-# linesig-agave: its own workspace, and linesig is not on crates.io yet, so it is
-# packaged without cargo's verification (nor a lock file: its lock would need linesig
-# on crates.io) and then built from the two unpacked packages, with linesig patched to
-# the packaged one, in a scratch directory outside both workspaces.
+# Each is packaged without cargo's own verification (a debug build of every dependency,
+# which nothing else here reuses); the unpacked packages are then checked (`cargo check`:
+# every source, build script and included file compiled, nothing linked) in a scratch
+# directory outside the workspaces, each dependency among them patched to its packaged
+# copy: linesig-simd, linesig and linesig-aggregate as one workspace with the repository's
+# lock, linesig-agave in its own with its lock (linesig is not on crates.io yet, so that
+# package carries no lock file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/toolchain.sh
@@ -27,7 +28,8 @@ stale_unpackings() {
 stale_unpackings
 trap stale_unpackings EXIT
 
-cargo package --locked --allow-dirty -p linesig-simd -p linesig -p linesig-aggregate --target-dir "$out/target" --quiet
+cargo package --locked --allow-dirty --no-verify -p linesig-simd -p linesig -p linesig-aggregate \
+  --target-dir "$out/target" --quiet
 (cd crates/linesig-agave &&
   cargo package --locked --allow-dirty --no-verify --exclude-lockfile --target-dir "$out/target" --quiet)
 
@@ -42,6 +44,17 @@ for crate in linesig-simd-0.1.0 linesig-0.1.0 linesig-aggregate-0.1.0 linesig-ag
     [ -s "$scratch/$crate/$licence" ] || { echo "$crate: $licence missing from the package" >&2; exit 1; }
   done
 done
+cat >"$scratch/Cargo.toml" <<'EOF'
+[workspace]
+resolver = "2"
+members = ["linesig-simd-0.1.0", "linesig-0.1.0", "linesig-aggregate-0.1.0"]
+
+[patch.crates-io]
+linesig-simd = { path = "linesig-simd-0.1.0" }
+linesig = { path = "linesig-0.1.0" }
+EOF
+cp Cargo.lock "$scratch/Cargo.lock"
+(cd "$scratch" && cargo check --workspace --target-dir "$out/target" --quiet)
 cat >>"$scratch/linesig-agave-0.1.0/Cargo.toml" <<'EOF'
 
 [workspace]
@@ -52,9 +65,8 @@ linesig = { path = "../linesig-0.1.0" }
 EOF
 # The lock the repository tests with, so the check resolves what CI built.
 cp crates/linesig-agave/Cargo.lock "$scratch/linesig-agave-0.1.0/Cargo.lock"
-(cd "$scratch/linesig-agave-0.1.0" &&
-  cargo build --release --target-dir "$out/target" --quiet)
-echo "package-check: linesig-simd, linesig, linesig-aggregate and linesig-agave 0.1.0 build from their packages"
-# The packages' builds are scratch, about 0.9 GB: a CI host's disk is shared, and a run
-# once stopped on a full one.
+(cd "$scratch/linesig-agave-0.1.0" && cargo check --target-dir "$out/target" --quiet)
+echo "package-check: linesig-simd, linesig, linesig-aggregate and linesig-agave 0.1.0 compile from their packages"
+# The packages' builds are scratch: a CI host's disk is shared, and a run once stopped on
+# a full one.
 rm -rf "$out"

@@ -2,25 +2,31 @@
 # Every test: library unit tests, all Ed25519 and ML-DSA vector sets, the differential
 # tests against the oracles on every backend, the engine contract, the CLI end to end,
 # leanSig aggregation (the crate linesig-aggregate, once, in the workspace run), the C
-# ABI (header drift, C examples, error paths of every function), linesig-agave against every solana-perf release from 4.0.3 to 4.2.2, the Go binding (with
-# curve25519-voi as its oracle), the Nim and C++ faces, and the Python package (built
-# with maturin into target/python-venv; pytest, including interop with phe).
+# ABI (header drift, C examples, error paths of every function), linesig-agave against
+# every solana-perf release from 4.0.3 to 4.2.2, the Go binding (with curve25519-voi as
+# its oracle), the Nim and C++ faces, and the Python package (built with maturin into
+# target/python-venv; pytest, including interop with phe).
 # LINESIG_SOAK_ROUNDS=N multiplies the seeded differential runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
-cargo test --release --locked --workspace
+# The tests build with the `tests` profile (optimised, no LTO: the root Cargo.toml says
+# why); what users link or run (the CLI, the C ABI library, the Python module) with
+# `release`.
+cargo test --profile tests --locked --workspace
 # linesig-agave (a workspace of its own: Agave's pins): against solana-perf 4.2.2 itself
-# on every case and a seeded loop of 1,000,000 mutated packets. It shares the target
-# directory, so what both workspaces build the same way is built once.
-cargo test --release --locked --manifest-path crates/linesig-agave/Cargo.toml --target-dir target
+# on every case and a seeded loop of 1,000,000 mutated packets, with its `agave-lines`
+# profile (release code without LTO). It shares the target directory, so what both
+# workspaces build the same way is built once.
+cargo test --profile agave-lines --locked --manifest-path crates/linesig-agave/Cargo.toml --target-dir target
+# …its benchmark end to end on a small file: it fails unless every packet's flags equal
+# solana-perf's…
+LINESIG_AGAVE_PROFILE=agave-lines bash scripts/bench-agave.sh 2000 --rounds 1
 # …and against every other release it supports (4.0.3, 4.1.0–4.1.2, 4.2.0, 4.2.1), each
-# with its lock and its line's feature, against that release's own ed25519_verify.
+# with its lock and its line's feature, against that release's own ed25519_verify (the
+# profile's build is scratch after it).
 bash scripts/test-agave-lines.sh
-# …and its benchmark end to end on a small file: it fails unless every packet's flags
-# equal solana-perf's.
-bash scripts/bench-agave.sh 2000 --rounds 1
 # The pipeline under a UDP load on loopback, at small scale: half capacity, then twice
 # it; every packet accounted for and the overload shed (scripts/serve-load.sh full runs
 # the latency and memory targets by hand).
