@@ -14,6 +14,8 @@
 # latency is not a pass/fail figure). `full` (by hand): 5 s phases, prints the table for
 # docs/pipeline.md and checks p99 ≤ 1 ms at 50 % and RSS within 10 %.
 # The load generator needs a core of its own: the default is one worker (WORKERS=1).
+# LINESIG_BIN=PATH runs that `linesig` binary instead of building target/release/linesig
+# (scripts/test.sh passes the one its tests built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scale=${1:-small}
@@ -27,8 +29,12 @@ full) phase=5 count=300000 ;;
     ;;
 esac
 source scripts/lib/toolchain.sh
-cargo build --release --locked -p linesig-cli >/dev/null
-linesig=target/release/linesig
+if [ -n "${LINESIG_BIN:-}" ]; then
+    linesig=$LINESIG_BIN
+else
+    cargo build --release --locked -p linesig-cli >/dev/null
+    linesig=target/release/linesig
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$linesig" gen --count "$count" --seed 7 --out "$dir/load.lspkt" >/dev/null 2>&1

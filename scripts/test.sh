@@ -12,9 +12,11 @@ cd "$(dirname "$0")/.."
 source scripts/lib/toolchain.sh
 # The vector sets live in ../shared/vectors beside the checkout (or $LINESIG_VECTORS_DIR).
 # The tests build with the `tests` profile (optimised, no LTO: the root Cargo.toml says
-# why); what users link or run (the CLI, the C ABI library, the Python module) with
+# why); the C ABI library and the Python module, which the other faces link, with
 # `release`.
 cargo test --profile tests --locked --workspace
+# The scripts and the Python tests below run the `linesig` binary these tests built.
+export LINESIG_BIN="$PWD/target/tests/linesig"
 # linesig-agave (a workspace of its own: Agave's pins): against solana-perf 4.2.2 itself
 # on every case and a seeded loop of 1,000,000 mutated packets, with its `agave-lines`
 # profile (release code without LTO). It shares the target directory, so what both
