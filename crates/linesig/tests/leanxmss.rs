@@ -571,4 +571,24 @@ fn key_generation_reports_its_leaves() {
     );
     let same = leanxmss::key_gen(SPEC, &seed, 5, 40_004, backend).unwrap();
     assert_eq!(key.public_key(), same.public_key());
+    // Each call's leaves land where their epochs are: a signature from each side of a
+    // call's boundary, and from the last call, verifies under the one root.
+    let mut key = key;
+    let public_key = key.public_key();
+    let message = [3u8; 32];
+    let signed: Vec<(u32, Vec<u8>)> = [16_388, 16_389, 40_004]
+        .into_iter()
+        .map(|epoch| (epoch, key.sign(epoch, &message).expect("signs").to_vec()))
+        .collect();
+    let contexts: Vec<[u8; 4]> = signed.iter().map(|(e, _)| e.to_le_bytes()).collect();
+    let items: Vec<Item<'_>> = signed
+        .iter()
+        .zip(&contexts)
+        .map(|((_, sig), ctx)| Item::new(&public_key, &message, sig).with_context(ctx))
+        .collect();
+    let engine = Engine::builder()
+        .scheme(Scheme::LeanXmss(SPEC))
+        .build()
+        .expect("an engine");
+    assert_eq!(engine.verify(&items), vec![Verdict::Valid; 3]);
 }

@@ -32,6 +32,18 @@ pub enum KeyGenError {
     /// `keyGen`'s `invalidEpochRange`: the first epoch is after the last.
     #[error("empty epoch range: the first epoch {start} is after the last {end}")]
     EmptyRange { start: u32, end: u32 },
+    #[error(transparent)]
+    TreeTooLarge(#[from] TreeTooLarge),
+}
+
+/// A key holds its whole Merkle tree (16 bytes a node, two nodes an epoch): a range whose
+/// tree this process cannot allocate is refused with this, not an abort, whether the key
+/// is being made or loaded (a valid checksum does not bound the range: up to 2^32 epochs,
+/// 128 GiB).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the Merkle tree of a key for {epochs} epochs does not fit in this process's memory")]
+pub struct TreeTooLarge {
+    pub epochs: u64,
 }
 
 /// Why a key did not sign.
@@ -66,6 +78,8 @@ pub enum KeyFormatError {
     BadChecksum,
     #[error("secret key's range or next epoch is inconsistent: {0}")]
     Inconsistent(String),
+    #[error(transparent)]
+    TreeTooLarge(#[from] TreeTooLarge),
 }
 
 /// The secret-key format's version and size: `LXSK`, version u16, instance u8, a zero
@@ -227,7 +241,7 @@ pub fn key_gen_reporting(
         start as u64,
         backend,
         progress,
-    ))
+    )?)
 }
 
 /// Leaves made per call of the lanes when a key is built: a progress report each, and
@@ -243,14 +257,26 @@ impl SecretKey {
         next: u64,
         backend: Backend,
         progress: &dyn Fn(u64, u64),
-    ) -> Self {
+    ) -> Result<Self, TreeTooLarge> {
         let seed_words = words_of::<SEED_WORDS>(&seed);
         let pp = public_param(instance, &seed_words);
-        let epochs: Vec<u32> = (start..=end).collect();
-        let mut leaves = Vec::with_capacity(epochs.len());
-        for chunk in epochs.chunks(LEAVES_PER_REPORT) {
-            leaves.extend(lanes::leaves(backend, instance, &pp, &seed_words, chunk));
-            progress(leaves.len() as u64, epochs.len() as u64);
+        let total = end as u64 - start as u64 + 1;
+        let too_large = TreeTooLarge { epochs: total };
+        // The leaves are the tree's largest level; each level above is half the one below.
+        let mut leaves = Vec::new();
+        leaves
+            .try_reserve_exact(usize::try_from(total).map_err(|_| too_large)?)
+            .map_err(|_| too_large)?;
+        let mut first = start;
+        loop {
+            let last = end.min(first.saturating_add(LEAVES_PER_REPORT as u32 - 1));
+            let chunk: Vec<u32> = (first..=last).collect();
+            leaves.extend(lanes::leaves(backend, instance, &pp, &seed_words, &chunk));
+            progress(leaves.len() as u64, total);
+            if last == end {
+                break;
+            }
+            first = last + 1;
         }
         let mut levels = vec![leaves];
         for level in 0..LOG_LIFETIME {
@@ -266,13 +292,15 @@ impl SecretKey {
                     None => filler(instance, &pp, &seed_words, level, index),
                 }
             };
-            let pairs: Vec<(Digest, Digest)> = (first..=last)
-                .map(|j| (child(2 * j), child(2 * j + 1)))
-                .collect();
+            let mut pairs: Vec<(Digest, Digest)> = Vec::new();
+            pairs
+                .try_reserve_exact((last - first + 1) as usize)
+                .map_err(|_| too_large)?;
+            pairs.extend((first..=last).map(|j| (child(2 * j), child(2 * j + 1))));
             let parents = lanes::parents(backend, instance, &pp, level + 1, first, &pairs);
             levels.push(parents);
         }
-        SecretKey {
+        Ok(SecretKey {
             instance,
             seed,
             start,
@@ -284,7 +312,7 @@ impl SecretKey {
                 levels,
             },
             backend,
-        }
+        })
     }
 
     pub fn instance(&self) -> Instance {
@@ -443,7 +471,7 @@ impl SecretKey {
             next,
             backend,
             &|_, _| {},
-        ))
+        )?)
     }
 }
 

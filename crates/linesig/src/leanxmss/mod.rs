@@ -49,7 +49,7 @@ pub use crate::key_file::{crash_point, save_new};
 pub use blake2s::hash as blake2s_256;
 pub use keys::{
     key_gen, key_gen_reporting, KeyFile, KeyFileError, KeyFileSignError, KeyFormatError,
-    KeyGenError, SecretKey, SignError, SECRET_KEY_BYTES, SECRET_KEY_FORMAT_VERSION,
+    KeyGenError, SecretKey, SignError, TreeTooLarge, SECRET_KEY_BYTES, SECRET_KEY_FORMAT_VERSION,
 };
 pub use signer_lanes::MAX_RANDOMIZER_TRIALS;
 pub use tweak::{TweakKind, UnknownTweakType};
