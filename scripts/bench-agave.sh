@@ -12,12 +12,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/toolchain.sh
 count=${1:-100000}
 shift || true
-if [ -n "${LINESIG_BIN:-}" ]; then
-    linesig=$LINESIG_BIN
-else
-    cargo build --release --locked -p linesig-cli --quiet
-    linesig=target/release/linesig
-fi
+source scripts/lib/linesig-bin.sh
 profile=${LINESIG_AGAVE_PROFILE:-release}
 cargo build --profile "$profile" --locked --manifest-path crates/linesig-agave/Cargo.toml \
     --target-dir target --example agave-bench --quiet

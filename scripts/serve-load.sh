@@ -29,12 +29,7 @@ full) phase=5 count=300000 ;;
     ;;
 esac
 source scripts/lib/toolchain.sh
-if [ -n "${LINESIG_BIN:-}" ]; then
-    linesig=$LINESIG_BIN
-else
-    cargo build --release --locked -p linesig-cli >/dev/null
-    linesig=target/release/linesig
-fi
+source scripts/lib/linesig-bin.sh
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$linesig" gen --count "$count" --seed 7 --out "$dir/load.lspkt" >/dev/null 2>&1

@@ -267,16 +267,13 @@ impl SecretKey {
         leaves
             .try_reserve_exact(usize::try_from(total).map_err(|_| too_large)?)
             .map_err(|_| too_large)?;
-        let mut first = start;
-        loop {
-            let last = end.min(first.saturating_add(LEAVES_PER_REPORT as u32 - 1));
-            let chunk: Vec<u32> = (first..=last).collect();
+        // One lane call per LEAVES_PER_REPORT epochs, its epochs listed as the call needs
+        // them (never the whole range at once). u64: the last call may end at u32::MAX.
+        for first in (start as u64..=end as u64).step_by(LEAVES_PER_REPORT) {
+            let last = (first + LEAVES_PER_REPORT as u64 - 1).min(end as u64);
+            let chunk: Vec<u32> = (first as u32..=last as u32).collect();
             leaves.extend(lanes::leaves(backend, instance, &pp, &seed_words, &chunk));
             progress(leaves.len() as u64, total);
-            if last == end {
-                break;
-            }
-            first = last + 1;
         }
         let mut levels = vec![leaves];
         for level in 0..LOG_LIFETIME {
