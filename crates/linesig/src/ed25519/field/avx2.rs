@@ -53,7 +53,8 @@ pub(crate) struct Fe4([__m256i; 10]);
 // Every function that executes AVX2 instructions is a kernel of this path (compiled with
 // its features): LLVM inlines an intrinsic only into a caller that has its features,
 // and does not reliably revisit calls hoisted into one by `#[inline(always)]`. The
-// `LaneField` methods are thin `#[inline(always)]` shims over these functions.
+// `LaneField` methods are thin `#[inline(always)]` shims over these functions. The one
+// exception, the product's and the square's bodies, is explained where they are.
 
 kernels! {
     #[inline]
@@ -198,242 +199,51 @@ kernels! {
         })))
     }
 
-    /// Schoolbook 10 × 10 (100 `vpmuludq`). f_i·g_j lands at 2^(o_i + o_j); o_i + o_j is
-    /// o_{i+j} + 1 when i and j are both odd (hence 2·f_i), and past limb 9 it wraps
-    /// with 2^255 ≡ 19 (hence 19·g_j). Column k sums the ten products with (i + j) mod 10
-    /// = k, written out so every limb stays in a register.
+    /// The product ([`mul_body`]).
     #[inline]
     fn fe_mul(f: &Fe4, g: &Fe4) -> Fe4 {
-        let (f, g) = (&f.0, &g.0);
-        let nineteen = splat(19);
-        let g19: [__m256i; 10] = core::array::from_fn(|j| mul32(g[j], nineteen));
-        let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
-        Fe4(carry([
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[0]), mul32(f2[1], g19[9])),
-                        add64(mul32(f[2], g19[8]), mul32(f2[3], g19[7])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g19[6]), mul32(f2[5], g19[5])),
-                        add64(mul32(f[6], g19[4]), mul32(f2[7], g19[3])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[2]), mul32(f2[9], g19[1])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[1]), mul32(f[1], g[0])),
-                        add64(mul32(f[2], g19[9]), mul32(f[3], g19[8])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g19[7]), mul32(f[5], g19[6])),
-                        add64(mul32(f[6], g19[5]), mul32(f[7], g19[4])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[3]), mul32(f[9], g19[2])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[2]), mul32(f2[1], g[1])),
-                        add64(mul32(f[2], g[0]), mul32(f2[3], g19[9])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g19[8]), mul32(f2[5], g19[7])),
-                        add64(mul32(f[6], g19[6]), mul32(f2[7], g19[5])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[4]), mul32(f2[9], g19[3])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[3]), mul32(f[1], g[2])),
-                        add64(mul32(f[2], g[1]), mul32(f[3], g[0])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g19[9]), mul32(f[5], g19[8])),
-                        add64(mul32(f[6], g19[7]), mul32(f[7], g19[6])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[5]), mul32(f[9], g19[4])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[4]), mul32(f2[1], g[3])),
-                        add64(mul32(f[2], g[2]), mul32(f2[3], g[1])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g[0]), mul32(f2[5], g19[9])),
-                        add64(mul32(f[6], g19[8]), mul32(f2[7], g19[7])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[6]), mul32(f2[9], g19[5])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[5]), mul32(f[1], g[4])),
-                        add64(mul32(f[2], g[3]), mul32(f[3], g[2])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g[1]), mul32(f[5], g[0])),
-                        add64(mul32(f[6], g19[9]), mul32(f[7], g19[8])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[7]), mul32(f[9], g19[6])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[6]), mul32(f2[1], g[5])),
-                        add64(mul32(f[2], g[4]), mul32(f2[3], g[3])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g[2]), mul32(f2[5], g[1])),
-                        add64(mul32(f[6], g[0]), mul32(f2[7], g19[9])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[8]), mul32(f2[9], g19[7])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[7]), mul32(f[1], g[6])),
-                        add64(mul32(f[2], g[5]), mul32(f[3], g[4])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g[3]), mul32(f[5], g[2])),
-                        add64(mul32(f[6], g[1]), mul32(f[7], g[0])),
-                    ),
-                ),
-                add64(mul32(f[8], g19[9]), mul32(f[9], g19[8])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[8]), mul32(f2[1], g[7])),
-                        add64(mul32(f[2], g[6]), mul32(f2[3], g[5])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g[4]), mul32(f2[5], g[3])),
-                        add64(mul32(f[6], g[2]), mul32(f2[7], g[1])),
-                    ),
-                ),
-                add64(mul32(f[8], g[0]), mul32(f2[9], g19[9])),
-            ),
-            add64(
-                add64(
-                    add64(
-                        add64(mul32(f[0], g[9]), mul32(f[1], g[8])),
-                        add64(mul32(f[2], g[7]), mul32(f[3], g[6])),
-                    ),
-                    add64(
-                        add64(mul32(f[4], g[5]), mul32(f[5], g[4])),
-                        add64(mul32(f[6], g[3]), mul32(f[7], g[2])),
-                    ),
-                ),
-                add64(mul32(f[8], g[1]), mul32(f[9], g[0])),
-            ),
-        ]))
+        // SAFETY: this kernel runs only where AVX2 is (module note).
+        unsafe { mul_body(f, g) }
     }
 
-    /// Squaring with the symmetric products merged: 55 `vpmuludq` instead of 100. The
-    /// coefficient of f_i·f_j is 2 for i ≠ j (both orders), twice more when both are odd,
-    /// and 19 past limb 9; the doublings go on the left operand (f2 = 2f, f4 = 4f) and the
-    /// 19 on the right, keeping both below 2^32.
+    /// The square ([`square_body`]).
     #[inline]
     fn fe_square(f: &Fe4) -> Fe4 {
-        let f = &f.0;
-        let nineteen = splat(19);
-        let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
-        let f4: [__m256i; 10] = core::array::from_fn(|i| add64(f2[i], f2[i]));
-        let f19: [__m256i; 10] = core::array::from_fn(|j| mul32(f[j], nineteen));
-        Fe4(carry([
-            add64(
-                add64(
-                    add64(mul32(f[0], f[0]), mul32(f4[1], f19[9])),
-                    add64(mul32(f2[2], f19[8]), mul32(f4[3], f19[7])),
-                ),
-                add64(mul32(f2[4], f19[6]), mul32(f2[5], f19[5])),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[1]), mul32(f2[2], f19[9])),
-                    add64(mul32(f2[3], f19[8]), mul32(f2[4], f19[7])),
-                ),
-                mul32(f2[5], f19[6]),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[2]), mul32(f2[1], f[1])),
-                    add64(mul32(f4[3], f19[9]), mul32(f2[4], f19[8])),
-                ),
-                add64(mul32(f4[5], f19[7]), mul32(f[6], f19[6])),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[3]), mul32(f2[1], f[2])),
-                    add64(mul32(f2[4], f19[9]), mul32(f2[5], f19[8])),
-                ),
-                mul32(f2[6], f19[7]),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[4]), mul32(f4[1], f[3])),
-                    add64(mul32(f[2], f[2]), mul32(f4[5], f19[9])),
-                ),
-                add64(mul32(f2[6], f19[8]), mul32(f2[7], f19[7])),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[5]), mul32(f2[1], f[4])),
-                    add64(mul32(f2[2], f[3]), mul32(f2[6], f19[9])),
-                ),
-                mul32(f2[7], f19[8]),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[6]), mul32(f4[1], f[5])),
-                    add64(mul32(f2[2], f[4]), mul32(f2[3], f[3])),
-                ),
-                add64(mul32(f4[7], f19[9]), mul32(f[8], f19[8])),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[7]), mul32(f2[1], f[6])),
-                    add64(mul32(f2[2], f[5]), mul32(f2[3], f[4])),
-                ),
-                mul32(f2[8], f19[9]),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[8]), mul32(f4[1], f[7])),
-                    add64(mul32(f2[2], f[6]), mul32(f4[3], f[5])),
-                ),
-                add64(mul32(f[4], f[4]), mul32(f2[9], f19[9])),
-            ),
-            add64(
-                add64(
-                    add64(mul32(f2[0], f[9]), mul32(f2[1], f[8])),
-                    add64(mul32(f2[2], f[7]), mul32(f2[3], f[6])),
-                ),
-                mul32(f2[4], f[5]),
-            ),
-        ]))
+        // SAFETY: as in `fe_mul`.
+        unsafe { square_body(f) }
     }
 
     #[inline]
     fn fe_pow2k(f: &Fe4, k: u32) -> Fe4 {
-        let mut x = fe_square(f);
-        for _ in 1..k {
-            x = fe_square(&x);
+        let [x] = fe_pow2k_each(&[*f], k);
+        x
+    }
+
+    /// [`LaneField::pow2k_each`] with the squarings' bodies inlined: the elements stay
+    /// in registers and on the stack from the first squaring to the last.
+    #[inline]
+    fn fe_pow2k_each<const N: usize>(x: &[Fe4; N], k: u32) -> [Fe4; N] {
+        let mut x = *x;
+        for _ in 0..k {
+            for v in &mut x {
+                // SAFETY: as in `fe_mul`.
+                *v = unsafe { square_body(v) };
+            }
         }
         x
+    }
+
+    /// [`LaneField::mul_each`] with the products' bodies inlined.
+    #[inline]
+    fn fe_mul_each<const N: usize>(a: &[Fe4; N], b: &[Fe4; N]) -> [Fe4; N] {
+        // (A loop, not `array::from_fn`: a closure is compiled without this kernel's
+        // features, and the body's intrinsics would stay out of line.)
+        let mut out = *a;
+        for (o, (a, b)) in out.iter_mut().zip(a.iter().zip(b)) {
+            // SAFETY: as in `fe_mul`.
+            *o = unsafe { mul_body(a, b) };
+        }
+        out
     }
 
     #[inline]
@@ -441,17 +251,71 @@ kernels! {
         Fe4(core::array::from_fn(|i| blend(mask, a.0[i], b.0[i])))
     }
 
-    /// As [`store_rows`] into rows padded to whole cache lines.
+    /// Lane i's limbs into each row of `rows`, as they stand (carried, not tightened as
+    /// [`stored_limbs`] tightens a table's rows): these rows are read back only by
+    /// [`fe_from_lines`], which returns the element stored, bounds and all. Limbs 0..4
+    /// and 4..8 go out as two 4 × 4 blocks transposed in registers, limbs 8..10 as a
+    /// 4 × 2 block: 20 shuffles and three stores per lane, where a copy through memory
+    /// one limb at a time with a carry pass per lane (the default) cost the AVX2 bucket
+    /// step more than its multiplications' overhead (docs/results.md). The stores match
+    /// [`fe_from_lines`]'s loads one to one, so a bucket read back soon after it was
+    /// written forwards from the store buffer.
     #[inline]
     fn store_lines<'r>(f: &Fe4, rows: impl IntoIterator<Item = (usize, &'r mut Line<[u64; 10]>)>) {
-        store_rows(f, rows.into_iter().map(|(lane, row)| (lane, &mut row.0)))
+        let v = &f.0;
+        let low = transpose4([v[0], v[1], v[2], v[3]]);
+        let mid = transpose4([v[4], v[5], v[6], v[7]]);
+        let ac = _mm256_unpacklo_epi64(v[8], v[9]); // a8 a9 | c8 c9
+        let bd = _mm256_unpackhi_epi64(v[8], v[9]); // b8 b9 | d8 d9
+        let top = [
+            _mm256_castsi256_si128(ac),
+            _mm256_castsi256_si128(bd),
+            _mm256_extracti128_si256::<1>(ac),
+            _mm256_extracti128_si256::<1>(bd),
+        ];
+        for (lane, row) in rows {
+            let p = row.0.as_mut_ptr();
+            // SAFETY: a `Line` is 64-byte aligned and its row 80 bytes: 32-byte aligned
+            // stores at u64 offsets 0 and 4 and a 16-byte aligned one at 8 write limbs
+            // 0..10 and nothing else.
+            unsafe {
+                _mm256_store_si256(p.cast(), low[lane]);
+                _mm256_store_si256(p.add(4).cast(), mid[lane]);
+                _mm_store_si128(p.add(8).cast(), top[lane]);
+            }
+        }
     }
 
-    /// As [`fe_from_rows`] from rows padded to whole cache lines.
+    /// Rows written by [`store_lines`] back into one vector per limb, by the same
+    /// blocks (the loads match its stores).
     #[inline]
     fn fe_from_lines(rows: &[&Line<[u64; 10]>]) -> Fe4 {
-        let rows: [&[u64; 10]; LANES] = core::array::from_fn(|lane| &rows[lane].0);
-        fe_from_rows(&rows)
+        let p: [*const u64; LANES] = core::array::from_fn(|lane| rows[lane].0.as_ptr());
+        // SAFETY: as in `store_lines`, aligned loads of limbs 0..4, 4..8 and 8..10.
+        let (low, mid, top) = unsafe {
+            (
+                transpose4(core::array::from_fn(|l| _mm256_load_si256(p[l].cast()))),
+                transpose4(core::array::from_fn(|l| _mm256_load_si256(p[l].add(4).cast()))),
+                core::array::from_fn::<__m128i, LANES, _>(|l| _mm_load_si128(p[l].add(8).cast())),
+            )
+        };
+        // [a8 a9 | c8 c9] and [b8 b9 | d8 d9], then their even and odd slots.
+        let ac = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(top[0]), top[2]);
+        let bd = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(top[1]), top[3]);
+        let [l0, l1, l2, l3] = low;
+        let [l4, l5, l6, l7] = mid;
+        Fe4([
+            l0,
+            l1,
+            l2,
+            l3,
+            l4,
+            l5,
+            l6,
+            l7,
+            _mm256_unpacklo_epi64(ac, bd),
+            _mm256_unpackhi_epi64(ac, bd),
+        ])
     }
 
     /// Every lane from one row: ten broadcasts.
@@ -461,7 +325,8 @@ kernels! {
     }
 
     /// Gather limbs 4 at a time: load 4 limbs of each lane and transpose the 4 × 4 block so
-    /// that vector k holds limb k of every lane.
+    /// that vector k holds limb k of every lane (limbs 6..8 are read twice: the rows are
+    /// packed, 80 bytes, and a load past limb 9 could cross the allocation's end).
     #[inline]
     fn fe_from_rows(rows: &[&[u64; 10]]) -> Fe4 {
         let mut out = [splat(0); 10];
@@ -470,16 +335,25 @@ kernels! {
             let r: [__m256i; 4] = core::array::from_fn(|lane| unsafe {
                 _mm256_loadu_si256(rows[lane][base..base + 4].as_ptr().cast())
             });
-            let lo01 = _mm256_unpacklo_epi64(r[0], r[1]); // a0 b0 a2 b2
-            let hi01 = _mm256_unpackhi_epi64(r[0], r[1]); // a1 b1 a3 b3
-            let lo23 = _mm256_unpacklo_epi64(r[2], r[3]); // c0 d0 c2 d2
-            let hi23 = _mm256_unpackhi_epi64(r[2], r[3]); // c1 d1 c3 d3
-            out[base] = _mm256_permute2x128_si256::<0x20>(lo01, lo23);
-            out[base + 1] = _mm256_permute2x128_si256::<0x20>(hi01, hi23);
-            out[base + 2] = _mm256_permute2x128_si256::<0x31>(lo01, lo23);
-            out[base + 3] = _mm256_permute2x128_si256::<0x31>(hi01, hi23);
+            out[base..base + 4].copy_from_slice(&transpose4(r));
         }
         Fe4(out)
+    }
+
+    /// A 4 × 4 block of u64 transposed: slot j of vector i to slot i of vector j (its
+    /// own inverse).
+    #[inline]
+    fn transpose4(r: [__m256i; 4]) -> [__m256i; 4] {
+        let lo01 = _mm256_unpacklo_epi64(r[0], r[1]); // a0 b0 a2 b2
+        let hi01 = _mm256_unpackhi_epi64(r[0], r[1]); // a1 b1 a3 b3
+        let lo23 = _mm256_unpacklo_epi64(r[2], r[3]); // c0 d0 c2 d2
+        let hi23 = _mm256_unpackhi_epi64(r[2], r[3]); // c1 d1 c3 d3
+        [
+            _mm256_permute2x128_si256::<0x20>(lo01, lo23),
+            _mm256_permute2x128_si256::<0x20>(hi01, hi23),
+            _mm256_permute2x128_si256::<0x31>(lo01, lo23),
+            _mm256_permute2x128_si256::<0x31>(hi01, hi23),
+        ]
     }
 
     /// The trait's default ([`super::copy_lane_limbs`]): AVX2's rows are read out one limb
@@ -488,6 +362,243 @@ kernels! {
     fn store_rows<'r>(f: &Fe4, rows: impl IntoIterator<Item = (usize, &'r mut [u64; 10])>) {
         super::copy_lane_limbs(f, rows)
     }
+}
+
+// The product and the square are `#[inline(always)]` bodies (which `#[target_feature]`
+// does not allow), called only from this path's kernels, so they compile with its
+// features wherever they are inlined. `fe_mul` and `fe_square` run them out of line for
+// the generic code; `fe_pow2k_each` and `fe_mul_each` inline them into their loops: out of
+// line, each call returns its 320-byte `Fe4` through memory, and the callers' moves of it
+// become calls to `memcpy` (AVX2's 32-byte stores put 320 bytes past LLVM's inline copy
+// limit), three or four per squaring of a decoding's chain (docs/results.md).
+
+/// Schoolbook 10 × 10 (100 `vpmuludq`). f_i·g_j lands at 2^(o_i + o_j); o_i + o_j is
+/// o_{i+j} + 1 when i and j are both odd (hence 2·f_i), and past limb 9 it wraps
+/// with 2^255 ≡ 19 (hence 19·g_j). Column k sums the ten products with (i + j) mod 10
+/// = k, written out so every limb stays in a register.
+#[inline(always)]
+unsafe fn mul_body(f: &Fe4, g: &Fe4) -> Fe4 {
+    let (f, g) = (&f.0, &g.0);
+    let nineteen = splat(19);
+    let g19: [__m256i; 10] = core::array::from_fn(|j| mul32(g[j], nineteen));
+    let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
+    Fe4(carry([
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[0]), mul32(f2[1], g19[9])),
+                    add64(mul32(f[2], g19[8]), mul32(f2[3], g19[7])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[6]), mul32(f2[5], g19[5])),
+                    add64(mul32(f[6], g19[4]), mul32(f2[7], g19[3])),
+                ),
+            ),
+            add64(mul32(f[8], g19[2]), mul32(f2[9], g19[1])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[1]), mul32(f[1], g[0])),
+                    add64(mul32(f[2], g19[9]), mul32(f[3], g19[8])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[7]), mul32(f[5], g19[6])),
+                    add64(mul32(f[6], g19[5]), mul32(f[7], g19[4])),
+                ),
+            ),
+            add64(mul32(f[8], g19[3]), mul32(f[9], g19[2])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[2]), mul32(f2[1], g[1])),
+                    add64(mul32(f[2], g[0]), mul32(f2[3], g19[9])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[8]), mul32(f2[5], g19[7])),
+                    add64(mul32(f[6], g19[6]), mul32(f2[7], g19[5])),
+                ),
+            ),
+            add64(mul32(f[8], g19[4]), mul32(f2[9], g19[3])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[3]), mul32(f[1], g[2])),
+                    add64(mul32(f[2], g[1]), mul32(f[3], g[0])),
+                ),
+                add64(
+                    add64(mul32(f[4], g19[9]), mul32(f[5], g19[8])),
+                    add64(mul32(f[6], g19[7]), mul32(f[7], g19[6])),
+                ),
+            ),
+            add64(mul32(f[8], g19[5]), mul32(f[9], g19[4])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[4]), mul32(f2[1], g[3])),
+                    add64(mul32(f[2], g[2]), mul32(f2[3], g[1])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[0]), mul32(f2[5], g19[9])),
+                    add64(mul32(f[6], g19[8]), mul32(f2[7], g19[7])),
+                ),
+            ),
+            add64(mul32(f[8], g19[6]), mul32(f2[9], g19[5])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[5]), mul32(f[1], g[4])),
+                    add64(mul32(f[2], g[3]), mul32(f[3], g[2])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[1]), mul32(f[5], g[0])),
+                    add64(mul32(f[6], g19[9]), mul32(f[7], g19[8])),
+                ),
+            ),
+            add64(mul32(f[8], g19[7]), mul32(f[9], g19[6])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[6]), mul32(f2[1], g[5])),
+                    add64(mul32(f[2], g[4]), mul32(f2[3], g[3])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[2]), mul32(f2[5], g[1])),
+                    add64(mul32(f[6], g[0]), mul32(f2[7], g19[9])),
+                ),
+            ),
+            add64(mul32(f[8], g19[8]), mul32(f2[9], g19[7])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[7]), mul32(f[1], g[6])),
+                    add64(mul32(f[2], g[5]), mul32(f[3], g[4])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[3]), mul32(f[5], g[2])),
+                    add64(mul32(f[6], g[1]), mul32(f[7], g[0])),
+                ),
+            ),
+            add64(mul32(f[8], g19[9]), mul32(f[9], g19[8])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[8]), mul32(f2[1], g[7])),
+                    add64(mul32(f[2], g[6]), mul32(f2[3], g[5])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[4]), mul32(f2[5], g[3])),
+                    add64(mul32(f[6], g[2]), mul32(f2[7], g[1])),
+                ),
+            ),
+            add64(mul32(f[8], g[0]), mul32(f2[9], g19[9])),
+        ),
+        add64(
+            add64(
+                add64(
+                    add64(mul32(f[0], g[9]), mul32(f[1], g[8])),
+                    add64(mul32(f[2], g[7]), mul32(f[3], g[6])),
+                ),
+                add64(
+                    add64(mul32(f[4], g[5]), mul32(f[5], g[4])),
+                    add64(mul32(f[6], g[3]), mul32(f[7], g[2])),
+                ),
+            ),
+            add64(mul32(f[8], g[1]), mul32(f[9], g[0])),
+        ),
+    ]))
+}
+
+/// Squaring with the symmetric products merged: 55 `vpmuludq` instead of 100. The
+/// coefficient of f_i·f_j is 2 for i ≠ j (both orders), twice more when both are odd,
+/// and 19 past limb 9; the doublings go on the left operand (f2 = 2f, f4 = 4f) and the
+/// 19 on the right, keeping both below 2^32.
+#[inline(always)]
+unsafe fn square_body(f: &Fe4) -> Fe4 {
+    let f = &f.0;
+    let nineteen = splat(19);
+    let f2: [__m256i; 10] = core::array::from_fn(|i| add64(f[i], f[i]));
+    let f4: [__m256i; 10] = core::array::from_fn(|i| add64(f2[i], f2[i]));
+    let f19: [__m256i; 10] = core::array::from_fn(|j| mul32(f[j], nineteen));
+    Fe4(carry([
+        add64(
+            add64(
+                add64(mul32(f[0], f[0]), mul32(f4[1], f19[9])),
+                add64(mul32(f2[2], f19[8]), mul32(f4[3], f19[7])),
+            ),
+            add64(mul32(f2[4], f19[6]), mul32(f2[5], f19[5])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[1]), mul32(f2[2], f19[9])),
+                add64(mul32(f2[3], f19[8]), mul32(f2[4], f19[7])),
+            ),
+            mul32(f2[5], f19[6]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[2]), mul32(f2[1], f[1])),
+                add64(mul32(f4[3], f19[9]), mul32(f2[4], f19[8])),
+            ),
+            add64(mul32(f4[5], f19[7]), mul32(f[6], f19[6])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[3]), mul32(f2[1], f[2])),
+                add64(mul32(f2[4], f19[9]), mul32(f2[5], f19[8])),
+            ),
+            mul32(f2[6], f19[7]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[4]), mul32(f4[1], f[3])),
+                add64(mul32(f[2], f[2]), mul32(f4[5], f19[9])),
+            ),
+            add64(mul32(f2[6], f19[8]), mul32(f2[7], f19[7])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[5]), mul32(f2[1], f[4])),
+                add64(mul32(f2[2], f[3]), mul32(f2[6], f19[9])),
+            ),
+            mul32(f2[7], f19[8]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[6]), mul32(f4[1], f[5])),
+                add64(mul32(f2[2], f[4]), mul32(f2[3], f[3])),
+            ),
+            add64(mul32(f4[7], f19[9]), mul32(f[8], f19[8])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[7]), mul32(f2[1], f[6])),
+                add64(mul32(f2[2], f[5]), mul32(f2[3], f[4])),
+            ),
+            mul32(f2[8], f19[9]),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[8]), mul32(f4[1], f[7])),
+                add64(mul32(f2[2], f[6]), mul32(f4[3], f[5])),
+            ),
+            add64(mul32(f[4], f[4]), mul32(f2[9], f19[9])),
+        ),
+        add64(
+            add64(
+                add64(mul32(f2[0], f[9]), mul32(f2[1], f[8])),
+                add64(mul32(f2[2], f[7]), mul32(f2[3], f[6])),
+            ),
+            mul32(f2[4], f[5]),
+        ),
+    ]))
 }
 
 /// One lane's limbs with one more carry pass, so stored limbs are tight.
@@ -504,7 +615,7 @@ fn stored_limbs(mut l: [u64; 10]) -> [u64; 10] {
     l
 }
 
-super::lane_field_shims!(Fe4, [u64; 10]);
+super::lane_field_shims!(Fe4, [u64; 10], each);
 
 #[cfg(test)]
 mod tests {

@@ -45,6 +45,24 @@ pub(crate) trait LaneField: Copy {
         }
         x
     }
+    /// x[i]^(2^k) for each of `N` independent elements (k ≥ 1), the chains interleaved:
+    /// a chain of squarings is bound by the multiplier's latency, and interleaving
+    /// fills the gaps (two decodings cost little more than one). A backend whose
+    /// products run out of line overrides it with one kernel for the whole loop.
+    fn pow2k_each<const N: usize>(x: &[Self; N], k: u32) -> [Self; N] {
+        let mut x = *x;
+        for _ in 0..k {
+            for v in &mut x {
+                *v = v.square();
+            }
+        }
+        x
+    }
+    /// a[i]·b[i] for each of `N` pairs (as [`LaneField::pow2k_each`], one kernel where
+    /// the backend's products run out of line).
+    fn mul_each<const N: usize>(a: &[Self; N], b: &[Self; N]) -> [Self; N] {
+        core::array::from_fn(|i| a[i].mul(&b[i]))
+    }
     /// Lane i from `a` where bit i of `mask` is set, else from `b`.
     fn select(mask: u8, a: &Self, b: &Self) -> Self;
 
@@ -108,9 +126,26 @@ pub(crate) trait LaneField: Copy {
 /// `from_limb_lanes`, `to_limb_lanes`, `stored_limbs`) and constants (`LANES`,
 /// `LIMB_OFFSET`, `LIMB_BITS`): LLVM inlines an intrinsic only into a caller that has its
 /// features, and does not reliably revisit calls hoisted into one by `#[inline(always)]`,
-/// so the features sit on those functions and the trait methods only forward.
+/// so the features sit on those functions and the trait methods only forward. With
+/// `each`, [`LaneField::pow2k_each`] and [`LaneField::mul_each`] forward to the
+/// backend's `fe_pow2k_each` and `fe_mul_each` too.
 macro_rules! lane_field_shims {
     ($fe:ident, $limbs:ty) => {
+        super::lane_field_shims!($fe, $limbs, {});
+    };
+    ($fe:ident, $limbs:ty, each) => {
+        super::lane_field_shims!($fe, $limbs, {
+            #[inline(always)]
+            fn pow2k_each<const N: usize>(x: &[Self; N], k: u32) -> [Self; N] {
+                unsafe { fe_pow2k_each(x, k) }
+            }
+            #[inline(always)]
+            fn mul_each<const N: usize>(a: &[Self; N], b: &[Self; N]) -> [Self; N] {
+                unsafe { fe_mul_each(a, b) }
+            }
+        });
+    };
+    ($fe:ident, $limbs:ty, { $($extra:tt)* }) => {
         // SAFETY (every `unsafe` here): the callees need the module's target features,
         // and its values exist only on CPUs that have them (module note).
         impl super::LaneField for $fe {
@@ -212,6 +247,7 @@ macro_rules! lane_field_shims {
             ) {
                 unsafe { store_lines(self, rows) }
             }
+            $($extra)*
         }
     };
 }
@@ -301,7 +337,7 @@ fn add_at(v: &mut [u64; 5], word: usize, x: u128) {
 /// Checks every backend's field runs: each lane against big-integer arithmetic.
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{LaneField, MAX_LANES};
+    use super::{LaneField, Line, MAX_LANES};
     use num_bigint::BigUint;
     use rand::{Rng, RngCore, SeedableRng};
 
@@ -411,6 +447,30 @@ pub(crate) mod tests {
             check("chain", chain.mul(&c), |l| &wants[l] * bc(l));
             check("pow2k", a.pow2k(5), |l| {
                 ba(l).modpow(&BigUint::from(32u8), &p)
+            });
+            let [e0, e1, e2] = F::pow2k_each(&[a, wide, c], 3);
+            check("pow2k_each", e0, |l| ba(l).modpow(&BigUint::from(8u8), &p));
+            check("pow2k_each", e1, |l| {
+                want_wide(l).modpow(&BigUint::from(8u8), &p)
+            });
+            check("pow2k_each", e2, |l| bc(l).modpow(&BigUint::from(8u8), &p));
+            let [m0, m1] = F::mul_each(&[a, wide], &[b, wide]);
+            check("mul_each", m0, |l| ba(l) * bb(l));
+            check("mul_each", m1, |l| want_wide(l) * want_wide(l));
+            // Lines, as the batch equation's buckets use them: lane i of `wide` (an
+            // uncarried sum on some backends) onto line LANES − 1 − i, read back in line
+            // order, then multiplied (the limbs must come back as valid operands).
+            let mut lines = [Line(F::Limbs::default()); MAX_LANES];
+            wide.store_lane_lines(
+                lines
+                    .iter_mut()
+                    .take(F::LANES)
+                    .enumerate()
+                    .map(|(k, line)| (F::LANES - 1 - k, line)),
+            );
+            let refs: Vec<&Line<F::Limbs>> = lines[..F::LANES].iter().collect();
+            check("lines", F::from_lane_lines(&refs).mul(&a), |l| {
+                want_wide(F::LANES - 1 - l) * ba(l)
             });
             let mask = rng.gen::<u8>() & ((1u16 << F::LANES) - 1) as u8;
             check("select", F::select(mask, &a, &b), |l| {

@@ -443,21 +443,16 @@ fn add_signed<F: LaneField>(
     }
 }
 
-/// `N` independent elements, run through one exponentiation step by step together:
-/// a chain of squarings is bound by the multiplier's latency, and interleaving N
-/// chains fills the gaps (two decodings cost little more than one).
+/// `N` independent elements, run through one exponentiation step by step together
+/// ([`LaneField::pow2k_each`]).
 #[inline(always)]
 fn squares<F: LaneField, const N: usize>(x: &[F; N], k: u32) -> [F; N] {
-    let mut x = *x;
-    for _ in 0..k {
-        x = x.map(|v| v.square());
-    }
-    x
+    F::pow2k_each(x, k)
 }
 
 #[inline(always)]
 fn products<F: LaneField, const N: usize>(a: &[F; N], b: &[F; N]) -> [F; N] {
-    core::array::from_fn(|i| a[i].mul(&b[i]))
+    F::mul_each(a, b)
 }
 
 /// x^(2^250 − 1) and x^11 of each element, the shared start of inversion and square
