@@ -219,7 +219,7 @@ kernels! {
         x
     }
 
-    /// [`LaneField::pow2k_each`] with the squarings' bodies inlined: the elements stay
+    /// [`super::LaneField::pow2k_each`] with the squarings' bodies inlined: the elements stay
     /// in registers and on the stack from the first squaring to the last.
     #[inline]
     fn fe_pow2k_each<const N: usize>(x: &[Fe4; N], k: u32) -> [Fe4; N] {
@@ -233,7 +233,7 @@ kernels! {
         x
     }
 
-    /// [`LaneField::mul_each`] with the products' bodies inlined.
+    /// [`super::LaneField::mul_each`] with the products' bodies inlined.
     #[inline]
     fn fe_mul_each<const N: usize>(a: &[Fe4; N], b: &[Fe4; N]) -> [Fe4; N] {
         // (A loop, not `array::from_fn`: a closure is compiled without this kernel's

@@ -45,7 +45,7 @@ pub(crate) trait LaneField: Copy {
         }
         x
     }
-    /// x[i]^(2^k) for each of `N` independent elements (k ≥ 1), the chains interleaved:
+    /// `x[i]^(2^k)` for each of `N` independent elements (k ≥ 1), the chains interleaved:
     /// a chain of squarings is bound by the multiplier's latency, and interleaving
     /// fills the gaps (two decodings cost little more than one). A backend whose
     /// products run out of line overrides it with one kernel for the whole loop.
@@ -58,7 +58,7 @@ pub(crate) trait LaneField: Copy {
         }
         x
     }
-    /// a[i]·b[i] for each of `N` pairs (as [`LaneField::pow2k_each`], one kernel where
+    /// `a[i]·b[i]` for each of `N` pairs (as [`LaneField::pow2k_each`], one kernel where
     /// the backend's products run out of line).
     fn mul_each<const N: usize>(a: &[Self; N], b: &[Self; N]) -> [Self; N] {
         core::array::from_fn(|i| a[i].mul(&b[i]))
@@ -89,8 +89,10 @@ pub(crate) trait LaneField: Copy {
             core::array::from_fn(|i| &rows[i.min(rows.len() - 1)].0);
         Self::from_lane_limbs(&rows[..Self::LANES])
     }
-    /// As [`LaneField::store_lane_limbs`] into rows on cache lines of their own (a
-    /// backend may write each whole line).
+    /// As [`LaneField::store_lane_limbs`] into rows on cache lines of their own, read
+    /// back only by [`LaneField::from_lane_lines`]: a backend may write each whole line,
+    /// and may keep the limbs as they stand rather than carried for a table (reading
+    /// them back gives the element stored, bounds and all).
     fn store_lane_lines<'r>(
         &self,
         rows: impl IntoIterator<Item = (usize, &'r mut Line<Self::Limbs>)>,
