@@ -37,12 +37,9 @@ pub(crate) trait LaneField: Copy {
     fn neg(&self) -> Self;
     fn mul(&self, rhs: &Self) -> Self;
     fn square(&self) -> Self;
-    /// self^(2^k), k ≥ 1.
+    /// self^(2^k), k ≥ 1: one chain of [`LaneField::pow2k_each`].
     fn pow2k(&self, k: u32) -> Self {
-        let mut x = self.square();
-        for _ in 1..k {
-            x = x.square();
-        }
+        let [x] = Self::pow2k_each(&[*self], k);
         x
     }
     /// `x[i]^(2^k)` for each of `N` independent elements (k ≥ 1), the chains interleaved:
