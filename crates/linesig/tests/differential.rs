@@ -440,6 +440,64 @@ fn errors_chosen_to_cancel_are_both_found() {
     }
 }
 
+/// Units after failed ones go straight to their parts (the gate expects them to fail
+/// too): four units with one bad signature in sixteen, then four honest ones. Every verdict is the reference's, and the honest unit that the backoff lets
+/// through in parts counts as held (resetting the backoff), as do the two after it.
+#[test]
+fn units_checked_in_parts_after_failures_keep_every_verdict() {
+    const UNIT: usize = 256;
+    let mut rng = ChaCha20Rng::seed_from_u64(0x7061727473);
+    let owned: Vec<([u8; 32], Vec<u8>, Vec<u8>)> = (0..8 * UNIT)
+        .map(|i| {
+            let a = random_scalar(&mut rng);
+            let a_bytes = (B * a).compress().to_bytes();
+            let r = random_scalar(&mut rng);
+            let r_bytes = (B * r).compress().to_bytes();
+            let mut message = rng.gen::<[u8; 32]>().to_vec();
+            let signature = sign_raw(r, r_bytes, a, a_bytes, &message);
+            if i < 4 * UNIT && rng.gen_range(0..16) == 0 {
+                message[0] ^= 1;
+            }
+            (a_bytes, message, signature)
+        })
+        .collect();
+    let items: Vec<Item<'_>> = owned
+        .iter()
+        .map(|(pk, m, sig)| Item {
+            public_key: pk,
+            message: m,
+            signature: sig,
+            context: &[],
+        })
+        .collect();
+    for policy in [Policy::Zip215, Policy::Zip215Strict] {
+        let expected: Vec<Verdict> = items.iter().map(|i| ed25519::verify(policy, i)).collect();
+        let bad = expected.iter().filter(|v| !v.is_valid()).count();
+        assert!(bad >= 4 * UNIT / 32, "{bad} invalid");
+        for backend in backends() {
+            let engine = Engine::builder()
+                .scheme(Scheme::Ed25519(policy))
+                .backend(backend)
+                .workers(1)
+                .batch_size(UNIT)
+                .build()
+                .unwrap();
+            // One call a unit, so the units reach the gate in order.
+            let verdicts: Vec<Verdict> =
+                items.chunks(UNIT).flat_map(|u| engine.verify(u)).collect();
+            assert_eq!(verdicts, expected, "{policy} {backend}");
+            // Unit 0 checked whole and fell back (skip 1), unit 2 in parts (skip 2),
+            // unit 5 in parts and held, units 6 and 7 whole and held.
+            let stats = engine.batch_equation_stats().unwrap();
+            assert_eq!(
+                (stats.held, stats.found_few, stats.fell_back, stats.skipped),
+                (3, 0, 2, 3),
+                "{policy} {backend}: {stats:?}"
+            );
+        }
+    }
+}
+
 /// The hot-key cache changes no verdict and no reason on any family, on any backend.
 #[test]
 fn the_key_cache_changes_no_verdict() {

@@ -135,16 +135,15 @@ fn batched<'a>(
     let Ok(coefficients) = batch_coefficients::Coefficients::draw() else {
         return (entries, groups);
     };
+    let (z, whole) = (&coefficients, gate.whole_first());
     let settled = match backend {
         Backend::Portable => {
-            lanes::portable::verify_batched(rules, &entries, &groups, &coefficients, out)
+            lanes::portable::verify_batched(rules, &entries, &groups, z, whole, out)
         }
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 => lanes::avx2::verify_batched(rules, &entries, &groups, &coefficients, out),
+        Backend::Avx2 => lanes::avx2::verify_batched(rules, &entries, &groups, z, whole, out),
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx512 => {
-            lanes::avx512::verify_batched(rules, &entries, &groups, &coefficients, out)
-        }
+        Backend::Avx512 => lanes::avx512::verify_batched(rules, &entries, &groups, z, whole, out),
         #[cfg(not(target_arch = "x86_64"))]
         Backend::Avx2 | Backend::Avx512 => None,
     };

@@ -224,10 +224,11 @@ macro_rules! lane_backend {
                     entries: &[UnitEntry<'_>],
                     groups: &[Range<usize>],
                     coefficients: &Coefficients,
+                    whole_first: bool,
                     out: &mut [Verdict],
                 ) -> Settled {
                     batch_equation::verify::<$field, $words, $key_vectors>(
-                        rules, entries, groups, coefficients, out,
+                        rules, entries, groups, coefficients, whole_first, out,
                     )
                 }
             }
@@ -239,11 +240,12 @@ macro_rules! lane_backend {
                 entries: &[UnitEntry<'_>],
                 groups: &[Range<usize>],
                 coefficients: &Coefficients,
+                whole_first: bool,
                 out: &mut [Verdict],
             ) -> Option<Settled> {
                 // SAFETY: the CPU has the target features, checked first.
                 supported().then(|| unsafe {
-                    verify_batched_here(rules, entries, groups, coefficients, out)
+                    verify_batched_here(rules, entries, groups, coefficients, whole_first, out)
                 })
             }
 
@@ -310,6 +312,7 @@ pub(crate) mod portable {
         entries: &[UnitEntry<'_>],
         groups: &[Range<usize>],
         coefficients: &Coefficients,
+        whole_first: bool,
         out: &mut [Verdict],
     ) -> Option<Settled> {
         Some(batch_equation::verify::<Fe1, Words1, 3>(
@@ -317,6 +320,7 @@ pub(crate) mod portable {
             entries,
             groups,
             coefficients,
+            whole_first,
             out,
         ))
     }

@@ -16,7 +16,11 @@
 //!    the same zᵢ; the items of the parts that fail go back to the caller, which runs the
 //!    per-signature path on them (their verdicts, reasons and all, are that path's).
 //!    Past a quarter of the parts failing, the remaining parts go back unchecked: the
-//!    unit is largely invalid and checking further would only add cost.
+//!    unit is largely invalid and checking further would only add cost. A unit that the
+//!    caller expects to fail (`whole_first` false: the gate saw the units before it
+//!    fail) skips the whole check and starts with the parts, which hold together exactly
+//!    when the whole does (a sum of points of small order is of small order, and a
+//!    failed whole has a failed part).
 
 use super::msm::{sum_has_small_order, Terms};
 use super::point::{decompress_many, Affine, AffineLimbs, Constants, Extended};
@@ -66,13 +70,15 @@ struct Survivor {
 }
 
 /// Check the unit's well-formed `entries` (grouped by key in `groups`) on the batch
-/// equation; verdicts of what it settles go into `out` (indexed by `entry.slot`).
+/// equation; verdicts of what it settles go into `out` (indexed by `entry.slot`). With
+/// `whole_first` false the survivors go straight to their parts (step 3).
 #[inline(always)]
 pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
     rules: Rules,
     entries: &[UnitEntry<'_>],
     groups: &[Range<usize>],
     coefficients: &Coefficients,
+    whole_first: bool,
     out: &mut [Verdict],
 ) -> Settled {
     debug_assert!(rules.cofactored);
@@ -167,7 +173,7 @@ pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
     let slices = survivors.len().div_ceil(MAX_CHECK);
     for slice in 0..slices {
         let slice = part(survivors.len(), slices, slice);
-        if inputs.holds(&c, slice.clone()) {
+        if whole_first && inputs.holds(&c, slice.clone()) {
             for s in &survivors[slice] {
                 out[s.slot as usize] = Verdict::Valid;
             }
@@ -190,7 +196,7 @@ pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
         parts_checked += parts;
         parts_failed += failed;
     }
-    let outcome = if parts_checked == 0 {
+    let outcome = if parts_failed == 0 {
         Outcome::Held
     } else if fell_back(parts_failed, parts_checked) {
         Outcome::FellBack
