@@ -367,10 +367,11 @@ kernels! {
 // The product and the square are `#[inline(always)]` bodies (which `#[target_feature]`
 // does not allow), called only from this path's kernels, so they compile with its
 // features wherever they are inlined. `fe_mul` and `fe_square` run them out of line for
-// the generic code; `fe_pow2k_each` and `fe_mul_each` inline them into their loops: out of
-// line, each call returns its 320-byte `Fe4` through memory, and the callers' moves of it
-// become calls to `memcpy` (AVX2's 32-byte stores put 320 bytes past LLVM's inline copy
-// limit), three or four per squaring of a decoding's chain (docs/results.md).
+// the generic code; `fe_pow2k_each` and `fe_mul_each` inline them into their loops, and
+// `LaneField::mul_inlined` into the batch equation's bucket step: out of line, each call
+// returns its 320-byte `Fe4` through memory, and the callers' moves of it become calls
+// to `memcpy` (AVX2's 32-byte stores put 320 bytes past LLVM's inline copy limit), three
+// or four per squaring of a decoding's chain (docs/results.md).
 
 /// Schoolbook 10 × 10 (100 `vpmuludq`). f_i·g_j lands at 2^(o_i + o_j); o_i + o_j is
 /// o_{i+j} + 1 when i and j are both odd (hence 2·f_i), and past limb 9 it wraps

@@ -60,6 +60,16 @@ pub(crate) trait LaneField: Copy {
     fn mul_each<const N: usize>(a: &[Self; N], b: &[Self; N]) -> [Self; N] {
         core::array::from_fn(|i| a[i].mul(&b[i]))
     }
+    /// The product, its body compiled into the caller where the backend's [`mul`] runs
+    /// out of line: for the few hot loops small enough to hold several copies (each is a
+    /// few kilobytes of code), called from a kernel with the backend's features (elsewhere
+    /// it is correct but slow: its intrinsics become calls).
+    ///
+    /// [`mul`]: LaneField::mul
+    #[inline(always)]
+    fn mul_inlined(&self, rhs: &Self) -> Self {
+        self.mul(rhs)
+    }
     /// Lane i from `a` where bit i of `mask` is set, else from `b`.
     fn select(mask: u8, a: &Self, b: &Self) -> Self;
 
@@ -127,7 +137,9 @@ pub(crate) trait LaneField: Copy {
 /// features, and does not reliably revisit calls hoisted into one by `#[inline(always)]`,
 /// so the features sit on those functions and the trait methods only forward. With
 /// `each`, [`LaneField::pow2k_each`] and [`LaneField::mul_each`] forward to the
-/// backend's `fe_pow2k_each` and `fe_mul_each` too.
+/// backend's `fe_pow2k_each` and `fe_mul_each` too, and [`LaneField::mul_inlined`] is
+/// the module's `#[inline(always)]` `mul_body` (no features of its own: compiled with
+/// those of the kernel it lands in).
 macro_rules! lane_field_shims {
     ($fe:ident, $limbs:ty) => {
         super::lane_field_shims!($fe, $limbs, {});
@@ -141,6 +153,10 @@ macro_rules! lane_field_shims {
             #[inline(always)]
             fn mul_each<const N: usize>(a: &[Self; N], b: &[Self; N]) -> [Self; N] {
                 unsafe { fe_mul_each(a, b) }
+            }
+            #[inline(always)]
+            fn mul_inlined(&self, rhs: &Self) -> Self {
+                unsafe { mul_body(self, rhs) }
             }
         });
     };
@@ -456,6 +472,10 @@ pub(crate) mod tests {
             let [m0, m1] = F::mul_each(&[a, wide], &[b, wide]);
             check("mul_each", m0, |l| ba(l) * bb(l));
             check("mul_each", m1, |l| want_wide(l) * want_wide(l));
+            check("mul_inlined", a.mul_inlined(&b), |l| ba(l) * bb(l));
+            check("mul_inlined", wide.mul_inlined(&diff), |l| {
+                want_wide(l) * (want_wide(l) + &p * 4u8 - ba(l) * bb(l) - bc(l))
+            });
             // Lines, as the batch equation's buckets use them: lane i of `wide` (an
             // uncarried sum on some backends) onto line LANES − 1 − i, read back in line
             // order, then multiplied (the limbs must come back as valid operands).
