@@ -38,6 +38,19 @@ impl Owned {
     }
 }
 
+/// Items borrowing (public key, message, signature) triples.
+fn items_of<K: AsRef<[u8]>>(owned: &[(K, Vec<u8>, Vec<u8>)]) -> Vec<Item<'_>> {
+    owned
+        .iter()
+        .map(|(pk, m, sig)| Item {
+            public_key: pk.as_ref(),
+            message: m,
+            signature: sig,
+            context: &[],
+        })
+        .collect()
+}
+
 fn random_scalar(rng: &mut ChaCha20Rng) -> Scalar {
     let mut wide = [0u8; 64];
     rng.fill_bytes(&mut wide);
@@ -404,15 +417,7 @@ fn errors_chosen_to_cancel_are_both_found() {
             owned[at] = (a_bytes.to_vec(), message, signature);
         }
     }
-    let items: Vec<Item<'_>> = owned
-        .iter()
-        .map(|(pk, m, sig)| Item {
-            public_key: pk,
-            message: m,
-            signature: sig,
-            context: &[],
-        })
-        .collect();
+    let items = items_of(&owned);
     for policy in [Policy::Zip215, Policy::Zip215Strict] {
         for backend in backends() {
             let engine = Engine::builder()
@@ -461,15 +466,7 @@ fn units_checked_in_parts_after_failures_keep_every_verdict() {
             (a_bytes, message, signature)
         })
         .collect();
-    let items: Vec<Item<'_>> = owned
-        .iter()
-        .map(|(pk, m, sig)| Item {
-            public_key: pk,
-            message: m,
-            signature: sig,
-            context: &[],
-        })
-        .collect();
+    let items = items_of(&owned);
     for policy in [Policy::Zip215, Policy::Zip215Strict] {
         let expected: Vec<Verdict> = items.iter().map(|i| ed25519::verify(policy, i)).collect();
         let bad = expected.iter().filter(|v| !v.is_valid()).count();
