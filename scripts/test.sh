@@ -43,11 +43,13 @@ fi
 # the Go module proxy), and a short run of the founding Go benchmark beside voi. Go keys
 # its caches on the cgo flags, not on the contents of the archive they name, so a cached
 # test result or `go run` executable may predate the archive just built: the tests run
-# with `-count=1`, and the benchmark is linked afresh into a new directory.
-go_bench=$(mktemp -d)
+# with `-count=1`, and the benchmark is linked afresh into an emptied directory (as
+# scripts/bench-go.sh does).
+go_bench=target/go-test
+rm -rf "$go_bench" && mkdir -p "$go_bench"
 (cd bindings/go && go vet ./... && go test -count=1 ./... &&
-    go build -o "$go_bench/linesig-bench" ./cmd/linesig-bench && "$go_bench/linesig-bench" -short)
-rm -rf "$go_bench"
+    go build -o "../../$go_bench/linesig-bench" ./cmd/linesig-bench)
+"$go_bench/linesig-bench" -short
 # The Nim face (installs Debian's nim where it is missing): tests, a short run of the
 # founding benchmark, the README's Nim example.
 bash scripts/test-nim.sh

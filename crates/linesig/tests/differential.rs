@@ -446,8 +446,9 @@ fn errors_chosen_to_cancel_are_both_found() {
 }
 
 /// Units after failed ones go straight to their parts (the gate expects them to fail
-/// too): four units with one bad signature in sixteen, then four honest ones. Every verdict is the reference's, and the honest unit that the backoff lets
-/// through in parts counts as held (resetting the backoff), as do the two after it.
+/// too): four units with one bad signature in sixteen, then four honest ones. Every
+/// verdict is the reference's, and the honest unit that the backoff lets through in
+/// parts counts as held (resetting the backoff), as do the two after it.
 #[test]
 fn units_checked_in_parts_after_failures_keep_every_verdict() {
     const UNIT: usize = 256;
