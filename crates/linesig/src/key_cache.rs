@@ -72,7 +72,9 @@ pub struct KeyCacheStats {
     pub max_entries: usize,
     /// Bytes of one table.
     pub table_bytes: usize,
-    /// Signatures whose key had a table (hits) or not (misses, admissions included).
+    /// Signatures whose key had a table (hits) or not (misses, admissions included),
+    /// counted at each lookup: one that the batch equation hands back to the
+    /// per-signature path (its part of the check failed) is looked up, and counted, twice.
     pub hit_signatures: u64,
     pub miss_signatures: u64,
     /// Tables built and inserted; entries evicted to make room.
@@ -292,6 +294,28 @@ impl KeyCache {
         lookup
     }
 
+    /// The table of `key` if it has one, for `signatures` signatures of one work unit,
+    /// counted as hits or misses; unlike [`KeyCache::lookup`], nothing is counted
+    /// towards admission. For a path that reads tables but never builds them (the batch
+    /// equation takes a cached key's point instead of decoding it; docs/design.md §4).
+    pub fn peek(&self, key: &[u8; 32], signatures: usize) -> Option<Table> {
+        let weight = u64::try_from(signatures).unwrap_or(u64::MAX);
+        let (shard, _) = self.shard(key);
+        let mut shard = Self::lock(shard);
+        let table = shard.index.get(key).copied().map(|i| {
+            shard.slots[i].referenced = true;
+            Arc::clone(&shard.slots[i].table)
+        });
+        drop(shard);
+        let counter = if table.is_some() {
+            &self.hit_signatures
+        } else {
+            &self.miss_signatures
+        };
+        counter.fetch_add(weight, Relaxed);
+        table
+    }
+
     /// Store the table built for `key` after [`Lookup::Admit`], evicting by CLOCK if
     /// the shard is full (another worker may have inserted it meanwhile: then the
     /// table already there stays).
@@ -398,6 +422,32 @@ mod tests {
         let s = cache.stats();
         assert_eq!((s.entries, s.admissions, s.hit_signatures), (1, 1, 1));
         assert_eq!(s.miss_signatures, u64::from(ADMIT_AT));
+    }
+
+    /// `peek` finds what `lookup` admitted, counts hits and misses, and never moves a
+    /// key towards admission.
+    #[test]
+    fn peeking_counts_signatures_but_admits_nothing() {
+        let cache = KeyCache::new(10 << 20, TABLE).unwrap();
+        let k = key(1);
+        for _ in 0..4 * ADMIT_AT {
+            assert!(cache.peek(&k, 5).is_none());
+        }
+        assert!(matches!(cache.lookup(&k, 1), Lookup::Miss));
+        let s = cache.stats();
+        assert_eq!(
+            (s.entries, s.miss_signatures),
+            (0, 20 * u64::from(ADMIT_AT) + 1)
+        );
+        let hot = key(2);
+        for _ in 0..ADMIT_AT - 1 {
+            cache.lookup(&hot, 1);
+        }
+        assert!(matches!(cache.lookup(&hot, 1), Lookup::Admit));
+        cache.insert(&hot, Arc::new(7u8));
+        let table = cache.peek(&hot, 3).expect("admitted");
+        assert_eq!(table.downcast_ref::<u8>(), Some(&7));
+        assert_eq!(cache.stats().hit_signatures, 3);
     }
 
     /// Fresh keys only: nothing is admitted, nothing allocated, the bound holds.

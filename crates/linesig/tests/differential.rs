@@ -496,6 +496,99 @@ fn units_checked_in_parts_after_failures_keep_every_verdict() {
     }
 }
 
+/// With the hot-key cache on, the batch equation reads cached keys from their tables
+/// (no decoding): eight keys (one of mixed order) earn tables in small units, which take
+/// the per-signature path; then a unit of those keys beside fresh ones holds on one
+/// check, and in another a bad signature by a cached key is found. Were a table's point
+/// not the key's −A, the check of the honest unit would fail (held would stay 0).
+#[test]
+fn the_batch_equation_reads_cached_keys() {
+    let mut rng = ChaCha20Rng::seed_from_u64(0x726f7773);
+    let keys: Vec<(Scalar, [u8; 32])> = (0..8)
+        .map(|i| {
+            let a = random_scalar(&mut rng);
+            let torsion = if i == 3 {
+                EIGHT_TORSION[1]
+            } else {
+                EIGHT_TORSION[0]
+            };
+            (a, (B * a + torsion).compress().to_bytes())
+        })
+        .collect();
+    let sign = |rng: &mut ChaCha20Rng, (a, a_bytes): (Scalar, [u8; 32])| {
+        let r = random_scalar(rng);
+        let r_bytes = (B * r).compress().to_bytes();
+        let message = rng.gen::<[u8; 32]>().to_vec();
+        let signature = sign_raw(r, r_bytes, a, a_bytes, &message);
+        (a_bytes, message, signature)
+    };
+    let warm: Vec<_> = (0..16).map(|i| sign(&mut rng, keys[i % 8])).collect();
+    // 64 items: the cached keys four times each, then 32 fresh keys.
+    let unit = |rng: &mut ChaCha20Rng| -> Vec<([u8; 32], Vec<u8>, Vec<u8>)> {
+        (0..64)
+            .map(|i| {
+                let key = if i < 32 {
+                    keys[i % 8]
+                } else {
+                    let a = random_scalar(rng);
+                    (a, (B * a).compress().to_bytes())
+                };
+                sign(rng, key)
+            })
+            .collect()
+    };
+    let honest = unit(&mut rng);
+    let mut one_bad = unit(&mut rng);
+    one_bad[13].1[0] ^= 1;
+    let (warm, honest, one_bad) = (items_of(&warm), items_of(&honest), items_of(&one_bad));
+    for policy in [Policy::Zip215, Policy::Zip215Strict] {
+        assert!(honest.iter().all(|i| ed25519::verify(policy, i).is_valid()));
+        let expected: Vec<Verdict> = one_bad.iter().map(|i| ed25519::verify(policy, i)).collect();
+        assert_eq!(expected[13], Verdict::Invalid(Reject::EquationFailed));
+        for backend in backends() {
+            let what = format!("{policy} {backend}");
+            let engine = Engine::builder()
+                .scheme(Scheme::Ed25519(policy))
+                .backend(backend)
+                .workers(1)
+                .batch_size(64)
+                .key_cache(64 << 20)
+                .build()
+                .unwrap();
+            // Units below the batch equation's minimum: each key is counted twice a call.
+            for _ in 0..3 {
+                assert!(
+                    engine.verify(&warm).into_iter().all(Verdict::is_valid),
+                    "{what}"
+                );
+            }
+            let warmed = engine.key_cache_stats().unwrap();
+            assert_eq!(warmed.entries, 8, "{what}: {warmed:?}");
+            assert_eq!(engine.batch_equation_stats().unwrap().held, 0, "{what}");
+
+            assert!(
+                engine.verify(&honest).into_iter().all(Verdict::is_valid),
+                "{what}"
+            );
+            let stats = engine.batch_equation_stats().unwrap();
+            assert_eq!(
+                (stats.held, stats.fell_back, stats.found_few),
+                (1, 0, 0),
+                "{what}"
+            );
+            let read = engine.key_cache_stats().unwrap();
+            assert_eq!(
+                read.hit_signatures - warmed.hit_signatures,
+                32,
+                "{what}: {read:?}"
+            );
+            assert_eq!(read.admissions, warmed.admissions, "{what}: {read:?}");
+
+            assert_eq!(engine.verify(&one_bad), expected, "{what}");
+        }
+    }
+}
+
 /// The hot-key cache changes no verdict and no reason on any family, on any backend.
 #[test]
 fn the_key_cache_changes_no_verdict() {

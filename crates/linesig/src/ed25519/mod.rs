@@ -67,11 +67,13 @@ pub(crate) struct UnitEntry<'a> {
 }
 
 /// Verify items `start..start + out.len()` of `items` into `out`: lengths first, then
-/// items grouped by public key so each distinct key is decoded once; with a key cache,
-/// the groups of hot keys on their fixed-base tables; with a batch gate (the engine's
-/// batch equation on) and a cofactored policy, the rest on the batch equation
-/// ([`batched`]). A lane backend fills at most `lanes_in_use` lanes per vector
-/// (`usize::MAX`: all).
+/// items grouped by public key so each distinct key is decoded once; with a batch gate
+/// (the engine's batch equation on) and a cofactored policy, on the batch equation
+/// ([`batched`], which reads cached keys' tables instead of decoding them); with a key
+/// cache, what is left of hot keys' groups on their fixed-base tables (per signature,
+/// they cost more than the batch equation when it holds: docs/results.md); the rest
+/// one signature at a time. A lane backend fills at most `lanes_in_use` lanes per
+/// vector (`usize::MAX`: all).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     policy: Policy,
@@ -85,8 +87,14 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
 ) {
     let rules = policy.rules();
     let mut entries = unit_entries(items, start, out);
-    let mut groups = key_groups(&mut entries, |e| e.public_key);
+    let groups = key_groups(&mut entries, |e| e.public_key);
     let lanes = lanes_in_use;
+    let (entries, mut groups) = match batch {
+        Some(gate) if rules.cofactored => {
+            batched(rules, backend, gate, key_cache, entries, groups, out)
+        }
+        _ => (entries, groups),
+    };
     if let Some(cache) = key_cache {
         groups = match backend {
             Backend::Portable => lanes::portable::verify_hot(rules, cache, &entries, groups, out),
@@ -100,10 +108,6 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
             Backend::Avx2 | Backend::Avx512 => groups,
         };
     }
-    let (entries, groups) = match batch {
-        Some(gate) if rules.cofactored => batched(rules, backend, gate, entries, groups, out),
-        _ => (entries, groups),
-    };
     match backend {
         Backend::Portable => reference::verify_groups(rules, &entries, &groups, out),
         #[cfg(target_arch = "x86_64")]
@@ -117,13 +121,15 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
 }
 
 /// The batch equation over `groups` where the gate admits the unit and it is large enough
-/// (`lanes::batch_equation`): it settles what it can into `out` and returns the entries
-/// left for the per-signature path, grouped again. The coefficients come from the
+/// (`lanes::batch_equation`, which reads cached keys from `cache`): it settles what it
+/// can into `out` and returns the entries left for the hot-key and per-signature paths,
+/// grouped again. The coefficients come from the
 /// operating system; where it has none to give, the unit takes the per-signature path.
 fn batched<'a>(
     rules: Rules,
     backend: Backend,
     gate: &BatchGate,
+    cache: Option<&KeyCache>,
     entries: Vec<UnitEntry<'a>>,
     groups: Vec<std::ops::Range<usize>>,
     out: &mut [Verdict],
@@ -138,12 +144,16 @@ fn batched<'a>(
     let (z, whole) = (&coefficients, gate.whole_first());
     let settled = match backend {
         Backend::Portable => {
-            lanes::portable::verify_batched(rules, &entries, &groups, z, whole, out)
+            lanes::portable::verify_batched(rules, cache, &entries, &groups, z, whole, out)
         }
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx2 => lanes::avx2::verify_batched(rules, &entries, &groups, z, whole, out),
+        Backend::Avx2 => {
+            lanes::avx2::verify_batched(rules, cache, &entries, &groups, z, whole, out)
+        }
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx512 => lanes::avx512::verify_batched(rules, &entries, &groups, z, whole, out),
+        Backend::Avx512 => {
+            lanes::avx512::verify_batched(rules, cache, &entries, &groups, z, whole, out)
+        }
         #[cfg(not(target_arch = "x86_64"))]
         Backend::Avx2 | Backend::Avx512 => None,
     };

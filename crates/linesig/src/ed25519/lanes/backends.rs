@@ -221,6 +221,7 @@ macro_rules! lane_backend {
             kernels! {
                 fn verify_batched_here(
                     rules: Rules,
+                    cache: Option<&KeyCache>,
                     entries: &[UnitEntry<'_>],
                     groups: &[Range<usize>],
                     coefficients: &Coefficients,
@@ -228,15 +229,17 @@ macro_rules! lane_backend {
                     out: &mut [Verdict],
                 ) -> Settled {
                     batch_equation::verify::<$field, $words, $key_vectors>(
-                        rules, entries, groups, coefficients, whole_first, out,
+                        rules, cache, entries, groups, coefficients, whole_first, out,
                     )
                 }
             }
 
-            /// The batch equation over the groups (a cofactored policy's), or `None`
-            /// (nothing settled) where [`supported`] fails.
+            /// The batch equation over the groups (a cofactored policy's), reading
+            /// the tables of cached keys, or `None` (nothing settled) where
+            /// [`supported`] fails.
             pub(crate) fn verify_batched(
                 rules: Rules,
+                cache: Option<&KeyCache>,
                 entries: &[UnitEntry<'_>],
                 groups: &[Range<usize>],
                 coefficients: &Coefficients,
@@ -245,7 +248,7 @@ macro_rules! lane_backend {
             ) -> Option<Settled> {
                 // SAFETY: the CPU has the target features, checked first.
                 supported().then(|| unsafe {
-                    verify_batched_here(rules, entries, groups, coefficients, whole_first, out)
+                    verify_batched_here(rules, cache, entries, groups, coefficients, whole_first, out)
                 })
             }
 
@@ -309,6 +312,7 @@ pub(crate) mod portable {
     /// As the vector backends' `verify_batched`: one lane, one window per vector.
     pub(crate) fn verify_batched(
         rules: Rules,
+        cache: Option<&KeyCache>,
         entries: &[UnitEntry<'_>],
         groups: &[Range<usize>],
         coefficients: &Coefficients,
@@ -317,6 +321,7 @@ pub(crate) mod portable {
     ) -> Option<Settled> {
         Some(batch_equation::verify::<Fe1, Words1, 3>(
             rules,
+            cache,
             entries,
             groups,
             coefficients,

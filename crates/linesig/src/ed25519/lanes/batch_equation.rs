@@ -7,7 +7,9 @@
 //! 1. The same byte checks and hashes ([`prepare_jobs`]), the same key decoding and
 //!    small-order test with the same reasons ([`decode_keys`], [`reject_group`]), and
 //!    R decoded with the reasons of `RChecks`: every item rejected before the
-//!    equation is rejected here exactly as there.
+//!    equation is rejected here exactly as there. A key with a table in the hot-key
+//!    cache is not decoded: its table holds −A (a key is tabulated only once it has
+//!    passed those checks under the engine's one policy), and the check reads it there.
 //! 2. The rest ("survivors") pass one multi-scalar check (`msm`; one per slice of at
 //!    most [`MAX_CHECK`] in a larger unit). If it holds, each is
 //!    `Valid`: ZIP-215's cofactored equation, checked per signature, holds for each
@@ -22,6 +24,7 @@
 //!    when the whole does (a sum of points of small order is of small order, and a
 //!    failed whole has a failed part).
 
+use super::fixed_base::FixedBaseTable;
 use super::msm::{sum_has_small_order, Terms};
 use super::point::{decompress_many, Affine, AffineLimbs, Constants, Extended};
 use super::{checked_jobs, decode_keys, settle_keys, RChecks};
@@ -32,6 +35,7 @@ use crate::ed25519::policy::Rules;
 use crate::ed25519::scalar_mod_l::{self, U256};
 use crate::ed25519::sha512::LaneWords;
 use crate::ed25519::UnitEntry;
+use crate::key_cache::KeyCache;
 use crate::verdict::Verdict;
 use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use std::ops::Range;
@@ -71,10 +75,12 @@ struct Survivor {
 
 /// Check the unit's well-formed `entries` (grouped by key in `groups`) on the batch
 /// equation; verdicts of what it settles go into `out` (indexed by `entry.slot`). With
-/// `whole_first` false the survivors go straight to their parts (step 3).
+/// `whole_first` false the survivors go straight to their parts (step 3). Keys with a
+/// table in `cache` are read from it, not decoded.
 #[inline(always)]
-pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
+pub(crate) fn verify<F: LaneField + 'static, W: LaneWords, const KEY_VECTORS: usize>(
     rules: Rules,
+    cache: Option<&KeyCache>,
     entries: &[UnitEntry<'_>],
     groups: &[Range<usize>],
     coefficients: &Coefficients,
@@ -85,12 +91,32 @@ pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
     let c = Constants::<F>::new();
 
     // 1. Byte checks and hashes, then keys, as the per-signature path does them.
-    let (to_decode, jobs) = checked_jobs::<W>(rules, entries, groups, out);
+    let (keyed, jobs) = checked_jobs::<W>(rules, entries, groups, out);
 
-    let mut key_rows: Vec<AffineLimbs<F>> = Vec::with_capacity(to_decode.len() + 1);
+    // Row of each key (by its ordinal in `keyed`) in `key_rows`, B's first.
+    let mut key_rows: Vec<AffineLimbs<F>> = Vec::with_capacity(keyed.len() + 1);
     key_rows.push(basepoint_row(&c));
-    let mut key_row_of = vec![u32::MAX; to_decode.len()];
-    for (n, chunk) in to_decode.chunks(KEY_VECTORS * F::LANES).enumerate() {
+    let mut key_row_of = vec![u32::MAX; keyed.len()];
+    let (mut to_decode, mut ordinals) = (Vec::new(), Vec::new());
+    for (ordinal, range) in keyed.iter().enumerate() {
+        let key = entries[range.start].public_key;
+        let table = cache.and_then(|cache| cache.peek(key, range.len()));
+        match table
+            .as_ref()
+            .and_then(|t| t.downcast_ref::<FixedBaseTable<F>>())
+        {
+            Some(table) => {
+                key_row_of[ordinal] = key_rows.len() as u32;
+                key_rows.push(*table.point());
+            }
+            None => {
+                to_decode.push(range.clone());
+                ordinals.push(ordinal);
+            }
+        }
+    }
+    let per_pass = KEY_VECTORS * F::LANES;
+    for (chunk, ordinals) in to_decode.chunks(per_pass).zip(ordinals.chunks(per_pass)) {
         for (v, keys) in decode_keys::<F, KEY_VECTORS>(&c, entries, chunk)
             .iter()
             .enumerate()
@@ -107,7 +133,7 @@ pub(crate) fn verify<F: LaneField, W: LaneWords, const KEY_VECTORS: usize>(
             let rows = affine(&c, &keys.minus_a).lanes();
             let ranges = &chunk[first..chunk.len().min(first + F::LANES)];
             settle_keys(entries, ranges, keys.live, small, out, |lane| {
-                key_row_of[n * KEY_VECTORS * F::LANES + first + lane] = key_rows.len() as u32;
+                key_row_of[ordinals[first + lane]] = key_rows.len() as u32;
                 key_rows.push(rows[lane]);
             });
         }

@@ -50,6 +50,12 @@ impl<F: LaneField> FixedBaseTable<F> {
     fn position(&self, j: usize) -> &[AffineLimbs<F>] {
         &self.rows[j * self.per_position..(j + 1) * self.per_position]
     }
+
+    /// The tabulated point itself ([1·2^0]P, affine): a key's −A, as the batch equation
+    /// takes it instead of decoding the key.
+    pub(crate) fn point(&self) -> &AffineLimbs<F> {
+        &self.position(0)[1]
+    }
 }
 
 /// Bytes of one key's table in `F`'s limb format: what the key cache charges per key.
