@@ -19,6 +19,12 @@ pub(crate) struct Line<T>(pub T);
 /// other method (arbitrarily chained), so generic code never reasons about limbs.
 pub(crate) trait LaneField: Copy {
     const LANES: usize;
+    /// Whether a chain of one value (the batch equation's Horner step over its windows)
+    /// runs faster on the portable field than in one lane of this one. True on AVX2,
+    /// where a product of four lanes costs about as much as three of one in 64-bit
+    /// integers; false on IFMA, whose eight-lane product is cheaper than one portable
+    /// product (measured both ways, docs/results.md).
+    const CHAIN_ON_PORTABLE: bool = false;
     /// One lane's element, fully carried (each limb within its radix), for tables.
     type Limbs: Copy + Default + Send + Sync + 'static;
 
@@ -137,15 +143,17 @@ pub(crate) trait LaneField: Copy {
 /// features, and does not reliably revisit calls hoisted into one by `#[inline(always)]`,
 /// so the features sit on those functions and the trait methods only forward. With
 /// `each`, [`LaneField::pow2k_each`] and [`LaneField::mul_each`] forward to the
-/// backend's `fe_pow2k_each` and `fe_mul_each` too, and [`LaneField::mul_inlined`] is
+/// backend's `fe_pow2k_each` and `fe_mul_each` too, [`LaneField::mul_inlined`] is
 /// the module's `#[inline(always)]` `mul_body` (no features of its own: compiled with
-/// those of the kernel it lands in).
+/// those of the kernel it lands in), and [`LaneField::CHAIN_ON_PORTABLE`] holds: all
+/// three are for a backend whose products are dear (AVX2's ten-limb elements).
 macro_rules! lane_field_shims {
     ($fe:ident, $limbs:ty) => {
         super::lane_field_shims!($fe, $limbs, {});
     };
     ($fe:ident, $limbs:ty, each) => {
         super::lane_field_shims!($fe, $limbs, {
+            const CHAIN_ON_PORTABLE: bool = true;
             #[inline(always)]
             fn pow2k_each<const N: usize>(x: &[Self; N], k: u32) -> [Self; N] {
                 unsafe { fe_pow2k_each(x, k) }
