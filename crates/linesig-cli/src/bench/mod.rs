@@ -48,7 +48,9 @@ pub struct BenchArgs {
     /// rounds, and the report gives the ratio, the hit rate and the memory used. The
     /// cached engine first verifies the workload once, untimed, so the rounds measure the
     /// cache's steady state (what a validator that runs for days sees), and its counters
-    /// are those of the timed rounds.
+    /// are those of the timed rounds. With zip215 or zip215-strict and the batch
+    /// equation on, keys earn tables only in units that run one signature at a time
+    /// (the batch equation, first, needs none).
     #[arg(long, default_value_t = 0, value_parser = crate::args::parse_mib)]
     key_cache_mb: usize,
     /// zip215 and zip215-strict: check each work unit with one randomized batch

@@ -48,7 +48,8 @@ pub struct VerifyArgs {
     batch: usize,
     /// MiB for the hot-key cache (0: off): keys that keep signing earn tables
     /// (Ed25519 fixed-base tables, ML-DSA expanded keys) that make their verifications
-    /// cheaper. Verdicts never change.
+    /// cheaper. Verdicts never change. With zip215 or zip215-strict and the batch
+    /// equation on, keys earn tables only in units that run one signature at a time.
     #[arg(long, default_value_t = 0, value_parser = crate::args::parse_mib)]
     key_cache_mb: usize,
     /// zip215 and zip215-strict: check each work unit with one randomized batch

@@ -95,7 +95,11 @@ impl EngineBuilder {
     /// `avx2`), for ML-DSA its expanded form (Â, NTT(t1·2^d), tr: about 21 / 38 / 68 KB
     /// for ML-DSA-44 / 65 / 87). A stream of fresh keys never earns one. Memory stays
     /// within `bytes` (tables a work unit is using when they are evicted live until it
-    /// ends). Verdicts never depend on it.
+    /// ends). Verdicts never depend on it. For `zip215` and `zip215-strict` with the
+    /// batch equation on, a unit takes the batch equation first (cheaper per signature
+    /// than a table when it holds; it reads cached keys but builds no tables), so keys
+    /// earn tables in the units that run one signature at a time: the gate closed by
+    /// failing checks, or units too small for the equation.
     pub fn key_cache(mut self, bytes: usize) -> Self {
         self.key_cache_bytes = bytes;
         self
