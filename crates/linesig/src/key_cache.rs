@@ -172,6 +172,13 @@ struct Shard {
 }
 
 impl Shard {
+    /// The table of `key`, its reference bit set (a hit, for CLOCK).
+    fn hit(&mut self, key: &[u8; 32]) -> Option<Table> {
+        let i = *self.index.get(key)?;
+        self.slots[i].referenced = true;
+        Some(Arc::clone(&self.slots[i].table))
+    }
+
     /// Advance the CLOCK hand to the first unreferenced slot (clearing the bits it
     /// passes) and return it. The shard is full.
     fn victim(&mut self) -> usize {
@@ -263,11 +270,9 @@ impl KeyCache {
         let (shard, h) = self.shard(key);
         let mut shard = Self::lock(shard);
         let count = shard.sketch.add(h, weight);
-        if let Some(&i) = shard.index.get(key) {
-            shard.slots[i].referenced = true;
-            let table = Arc::clone(&shard.slots[i].table);
+        if let Some(table) = shard.hit(key) {
             drop(shard);
-            self.hit_signatures.fetch_add(u64::from(weight), Relaxed);
+            self.count(true, u64::from(weight));
             return Lookup::Hit(table);
         }
         let lookup = if count < ADMIT_AT {
@@ -290,7 +295,7 @@ impl KeyCache {
             }
         };
         drop(shard);
-        self.miss_signatures.fetch_add(u64::from(weight), Relaxed);
+        self.count(false, u64::from(weight));
         lookup
     }
 
@@ -299,21 +304,21 @@ impl KeyCache {
     /// towards admission. For a path that reads tables but never builds them (the batch
     /// equation takes a cached key's point instead of decoding it; docs/design.md §4).
     pub fn peek(&self, key: &[u8; 32], signatures: usize) -> Option<Table> {
-        let weight = u64::try_from(signatures).unwrap_or(u64::MAX);
         let (shard, _) = self.shard(key);
-        let mut shard = Self::lock(shard);
-        let table = shard.index.get(key).copied().map(|i| {
-            shard.slots[i].referenced = true;
-            Arc::clone(&shard.slots[i].table)
-        });
-        drop(shard);
-        let counter = if table.is_some() {
+        let table = Self::lock(shard).hit(key);
+        let weight = u64::try_from(signatures).unwrap_or(u64::MAX);
+        self.count(table.is_some(), weight);
+        table
+    }
+
+    /// Count `signatures` looked up, as hits or misses.
+    fn count(&self, hit: bool, signatures: u64) {
+        let counter = if hit {
             &self.hit_signatures
         } else {
             &self.miss_signatures
         };
-        counter.fetch_add(weight, Relaxed);
-        table
+        counter.fetch_add(signatures, Relaxed);
     }
 
     /// Store the table built for `key` after [`Lookup::Admit`], evicting by CLOCK if
