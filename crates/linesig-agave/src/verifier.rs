@@ -15,8 +15,8 @@ use linesig::{Backend, Engine, Error, Item, KeyCacheStats, Policy, Scheme, Verdi
 use rayon::prelude::*;
 use solana_perf::packet::{PacketBatch, PacketFlags, PacketRefMut};
 
-/// The hot-key cache a [`Verifier`] keeps unless told otherwise: about 600 keys' tables
-/// on the AVX-512 backend (about 104 KB each; 208 KB on `avx2`), enough for a chain's
+/// The hot-key cache a [`Verifier`] keeps unless told otherwise: about 700 keys' tables
+/// (about 91 KB each), enough for a chain's
 /// busiest fee payers and the vote authorities of the top of the stake distribution.
 pub const DEFAULT_KEY_CACHE_BYTES: usize = 64 << 20;
 

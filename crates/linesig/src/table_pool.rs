@@ -1,11 +1,11 @@
 //! Memory for the hot-key cache's tables: fixed-size slots carved from 2 MiB-aligned
 //! chunks that the kernel is asked to back with huge pages (Linux, `MADV_HUGEPAGE`).
 //!
-//! Why: a full 64 MB cache holds ~630 tables of ~100 KB, more than L3, and a cached
-//! signature reads ~51 rows of its key's table at random. With 4 KiB pages nearly every
+//! Why: a full 64 MB cache holds ~700 tables of ~91 KB, more than L3, and a cached
+//! signature reads 43 rows of its key's table at random. With 4 KiB pages nearly every
 //! such row also misses the TLB (the cache spans ~16,000 pages; Zen 4's L2 TLB maps
 //! ~3,000), and in a virtual machine each miss is a two-level page walk. One 2 MiB page
-//! maps 20 tables.
+//! maps 22 tables.
 //!
 //! Slots of one size are reused as tables come and go; chunks are never returned to the
 //! OS, so the pool's memory is the most tables of each size ever alive at once (the

@@ -91,8 +91,8 @@ impl EngineBuilder {
 
     /// Bytes for the cross-batch cache of hot keys (default 0: off). A key that keeps
     /// signing earns a table that makes each of its later verifications about two to
-    /// three times cheaper: for Ed25519 its fixed-base table (about 104 KB; 208 KB on
-    /// `avx2`), for ML-DSA its expanded form (Â, NTT(t1·2^d), tr: about 21 / 38 / 68 KB
+    /// three times cheaper: for Ed25519 its fixed-base table (about 91 KB on every
+    /// backend), for ML-DSA its expanded form (Â, NTT(t1·2^d), tr: about 21 / 38 / 68 KB
     /// for ML-DSA-44 / 65 / 87). A stream of fresh keys never earns one. Memory stays
     /// within `bytes` (tables a work unit is using when they are evicted live until it
     /// ends). Verdicts never depend on it. For `zip215` and `zip215-strict` with the

@@ -643,6 +643,7 @@ mod tests {
             super::super::tests::masks_read_canonical_values::<Fe4>();
             super::super::tests::masks_match_canonical_bytes::<Fe4>();
             super::super::tests::rows_round_trip::<Fe4>();
+            super::super::tests::packed_rows_read_canonical_values::<Fe4>(11);
         }
     }
 }

@@ -359,6 +359,42 @@ kernels! {
         transpose_rows(r)
     }
 
+    /// Eight packed canonical values (four u64 each, < 2^255; [`LaneField::from_packed`])
+    /// into limbs: the 8 × 4 block transposed in registers (four 256-bit loads, four
+    /// inserts, eight shuffles), then each limb cut from the words it spans. Canonical
+    /// values give limbs below 2^51, within the carried bound.
+    #[inline]
+    fn fe_from_packed(rows: &[&[u64; 4]]) -> Fe8 {
+        // SAFETY: each row is 32 readable bytes.
+        let row = |lane: usize| unsafe { _mm256_loadu_si256(rows[lane].as_ptr().cast()) };
+        // z_k = rows k and k + 4: [r_k | r_(k+4)].
+        let z: [__m512i; 4] = core::array::from_fn(|k| {
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(row(k)), row(k + 4))
+        });
+        // Per 128-bit block: unpacklo(z0, z1) = [r0w0 r1w0 | r0w2 r1w2 | r4w0 r5w0 | r4w2 r5w2].
+        let lo01 = _mm512_unpacklo_epi64(z[0], z[1]);
+        let hi01 = _mm512_unpackhi_epi64(z[0], z[1]);
+        let lo23 = _mm512_unpacklo_epi64(z[2], z[3]);
+        let hi23 = _mm512_unpackhi_epi64(z[2], z[3]);
+        // Word 0 (2) of lanes 0..8: blocks 0 (1) and 2 (3) of each pair, interleaved.
+        let even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+        let odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+        let w0 = _mm512_permutex2var_epi64(lo01, even, lo23);
+        let w1 = _mm512_permutex2var_epi64(hi01, even, hi23);
+        let w2 = _mm512_permutex2var_epi64(lo01, odd, lo23);
+        let w3 = _mm512_permutex2var_epi64(hi01, odd, hi23);
+        let mask = splat(MASK51);
+        // Limb i holds bits 51·i..51·(i + 1): words 0 | 0–1 | 1–2 | 2–3 | 3.
+        let or = |a: __m512i, b: __m512i| _mm512_and_si512(_mm512_or_si512(a, b), mask);
+        Fe8([
+            _mm512_and_si512(w0, mask),
+            or(_mm512_srli_epi64::<51>(w0), _mm512_slli_epi64::<13>(w1)),
+            or(_mm512_srli_epi64::<38>(w1), _mm512_slli_epi64::<26>(w2)),
+            or(_mm512_srli_epi64::<25>(w2), _mm512_slli_epi64::<39>(w3)),
+            _mm512_srli_epi64::<12>(w3),
+        ])
+    }
+
     /// Limbs 0..5 of eight loaded rows (slots 5..8 are never read) into one vector per
     /// limb.
     #[inline]
@@ -396,7 +432,13 @@ fn stored_limbs(limbs: [u64; 5]) -> [u64; 5] {
     limbs
 }
 
-super::lane_field_shims!(Fe8, [u64; 5]);
+super::lane_field_shims!(Fe8, [u64; 5], {
+    #[inline(always)]
+    fn from_packed(rows: &[&[u64; 4]]) -> Self {
+        // SAFETY: as every shim (the macro's note).
+        unsafe { fe_from_packed(rows) }
+    }
+});
 
 #[cfg(test)]
 mod tests {
@@ -421,6 +463,7 @@ mod tests {
             masks_read_canonical_values::<Fe8>();
             masks_match_canonical_bytes::<Fe8>();
             super::super::tests::rows_round_trip::<Fe8>();
+            super::super::tests::packed_rows_read_canonical_values::<Fe8>(11);
         }
     }
 

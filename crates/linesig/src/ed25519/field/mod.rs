@@ -37,6 +37,18 @@ pub(crate) trait LaneField: Copy {
     fn from_bytes(lanes: &[[u8; 32]]) -> Self;
     /// The canonical encoding (fully reduced, < p) of each lane into `out[..LANES]`.
     fn to_bytes(&self, out: &mut [[u8; 32]]);
+    /// Each lane's element from a canonical value (< 2^255) packed in four little-endian
+    /// u64: the narrow rows of hot-key tables, two elements to a cache line.
+    #[inline(always)]
+    fn from_packed(rows: &[&[u64; 4]]) -> Self {
+        let mut bytes = [[0u8; 32]; MAX_LANES];
+        for (b, row) in bytes.iter_mut().zip(rows) {
+            for (chunk, word) in b.chunks_exact_mut(8).zip(row.iter()) {
+                chunk.copy_from_slice(&word.to_le_bytes());
+            }
+        }
+        Self::from_bytes(&bytes[..Self::LANES])
+    }
 
     fn add(&self, rhs: &Self) -> Self;
     fn sub(&self, rhs: &Self) -> Self;
@@ -550,6 +562,33 @@ pub(crate) mod tests {
 
     /// `store_lane_limbs` writes exactly `to_lane_limbs`'s rows, for any subset of
     /// lanes in any order, and `from_lane_limbs` reads them back to the same values.
+    /// [`LaneField::from_packed`] reads each lane's packed words as the value they hold
+    /// (mod p): random values below 2^255 with the edges `random_lanes` mixes in, and 0
+    /// and p − 1, each lane from its own row; a square of what it read stays exact (its
+    /// limbs are valid operands).
+    pub fn packed_rows_read_canonical_values<F: LaneField>(seed: u64) {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        let mut p_minus_1 = [0xffu8; 32];
+        p_minus_1[0] = 0xec;
+        p_minus_1[31] = 0x7f;
+        for round in 0..64 {
+            let mut lanes = random_lanes(&mut rng);
+            if round == 0 {
+                lanes[0] = [0; 32];
+                lanes[F::LANES - 1] = p_minus_1;
+            }
+            let words: [[u64; 4]; MAX_LANES] = lanes.map(|b| {
+                core::array::from_fn(|w| u64::from_le_bytes(core::array::from_fn(|k| b[8 * w + k])))
+            });
+            let rows: Vec<&[u64; 4]> = words[..F::LANES].iter().collect();
+            let x = F::from_packed(&rows);
+            check("from_packed", x, |lane| big(&lanes[lane]));
+            check("from_packed squared", x.square(), |lane| {
+                big(&lanes[lane]).pow(2u32) % p()
+            });
+        }
+    }
+
     pub fn rows_round_trip<F: LaneField>()
     where
         F::Limbs: PartialEq + core::fmt::Debug,

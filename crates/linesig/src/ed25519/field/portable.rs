@@ -161,6 +161,7 @@ mod tests {
         masks_read_canonical_values::<Fe1>();
         masks_match_canonical_bytes::<Fe1>();
         super::super::tests::rows_round_trip::<Fe1>();
+        super::super::tests::packed_rows_read_canonical_values::<Fe1>(11);
     }
 
     /// Operands with every limb at the carried bound, where a column would overflow

@@ -5,7 +5,7 @@
 
 use super::batch_equation::{self, Settled};
 use super::ladder::{InlineSteps, Ladder, LadderSteps};
-use super::point::{AddendRows, AffineLimbs, Constants, Extended, TwoZ};
+use super::point::{AddendRows, AffineLimbs, Constants, Extended, NarrowRow, TwoZ};
 #[cfg(any(test, feature = "profile"))]
 use super::stage::CycleClock;
 use super::stage::StageClock;
@@ -72,6 +72,19 @@ macro_rules! ladder_steps {
                 // SAFETY: a `Steps` exists, so the CPU has the features.
                 unsafe { add_affine_here(acc, rows, negate, with_t) }
             }
+
+            #[inline(always)]
+            fn add_narrow(
+                self,
+                acc: &mut Extended<$field>,
+                rows: &[&NarrowRow],
+                negate: u8,
+                with_t: bool,
+                d_half: &$field,
+            ) {
+                // SAFETY: a `Steps` exists, so the CPU has the features.
+                unsafe { add_narrow_here(acc, rows, negate, with_t, d_half) }
+            }
         }
 
         kernels! {
@@ -98,6 +111,17 @@ macro_rules! ladder_steps {
                 with_t: bool,
             ) {
                 acc.add_assign_affine(rows, negate, with_t)
+            }
+
+            #[inline(never)]
+            fn add_narrow_here(
+                acc: &mut Extended<$field>,
+                rows: &[&NarrowRow],
+                negate: u8,
+                with_t: bool,
+                d_half: &$field,
+            ) {
+                acc.add_assign_narrow(rows, negate, with_t, d_half)
             }
         }
     };

@@ -24,7 +24,7 @@
 //!    when the whole does (a sum of points of small order is of small order, and a
 //!    failed whole has a failed part).
 
-use super::fixed_base::FixedBaseTable;
+use super::fixed_base::KeyTable;
 use super::msm::{sum_has_small_order, Terms};
 use super::point::{decompress_many, Affine, AffineLimbs, Constants, Extended};
 use super::{checked_jobs, decode_keys, settle_keys, RChecks};
@@ -101,10 +101,7 @@ pub(crate) fn verify<F: LaneField + 'static, W: LaneWords, const KEY_VECTORS: us
     for (ordinal, range) in keyed.iter().enumerate() {
         let key = entries[range.start].public_key;
         let table = cache.and_then(|cache| cache.peek(key, range.len()));
-        match table
-            .as_ref()
-            .and_then(|t| t.downcast_ref::<FixedBaseTable<F>>())
-        {
+        match table.as_ref().and_then(|t| t.downcast_ref::<KeyTable<F>>()) {
             Some(table) => {
                 key_row_of[ordinal] = key_rows.len() as u32;
                 key_rows.push(*table.point());

@@ -1,14 +1,19 @@
 //! Fixed-base scalar multiplication for hot keys (docs/design.md §4, "Hot keys"): with every
 //! [d·2^(w·j)]P tabulated (positions j, signed digits d), [x]P = Σ_j table_j[x_j] costs
 //! one mixed addition per digit and no doublings at all. A hot key's table for −A and
-//! the base point's table for B turn [S]B − [k]A into 51 + 32 additions, against 252
+//! the base point's table for B turn [S]B − [k]A into 43 + 32 additions, against 252
 //! doublings and 96 additions on the per-unit path.
 //!
-//! Sizes (chosen by measurement, docs/results.md "Hot keys"): a key's table has radix-2^5
-//! digits, 51 positions of the multiples 0..=16 (867 affine entries, 104 KB with
-//! 40-byte field elements), so a few hundred hot keys stay within L2/L3 and one
-//! signature reads 6 KB of it. The base point's table, one per backend for all keys,
-//! has radix-2^8 digits, 32 positions of 0..=128 (4,128 entries, 495 KB).
+//! Sizes (chosen by measurement, docs/results.md "Hot keys" and "Hot-key tables in one
+//! line a row"): a key's table has radix-2^6 digits, 43 positions of the multiples
+//! 0..=32 (1,419 entries of 64 bytes, 91 KB), so one signature reads 43 cache lines of
+//! it. Its rows are narrow ([`NarrowRow`]: y ± x only, 2d·x·y recomputed at two
+//! products an addition), one line each, because a full cache outgrows L3 and a hit
+//! costs what its lines cost to bring in: with wide rows (two or three lines each,
+//! radix 2^5, 104 KB) a cache of 600 keys ran at 0.55× the speed of one of 16; with
+//! narrow ones, 0.85–0.9×. The base point's table, one per backend for all keys and
+//! within L2, keeps wide rows: radix-2^8 digits, 32 positions of 0..=128 (4,128
+//! entries, 495 KB).
 //!
 //! Entries are affine (Z = 1, normalised with one shared inversion per table), which
 //! saves a multiplication per addition and a quarter of the memory over cached points.
@@ -17,8 +22,8 @@
 
 use super::ladder::{entries as table_entries, finish, Ladder, LadderSteps};
 use super::point::batch_invert;
-use super::point::{decompress, Affine, AffineLimbs, Constants, Extended};
-use super::scalar::lane_digits;
+use super::point::{decompress, Affine, AffineLimbs, Constants, Extended, NarrowRow};
+use super::scalar::{lane_digits, LaneDigits};
 use super::{decode_keys, prepare_jobs, Job};
 use crate::ed25519::field::{LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
@@ -31,49 +36,70 @@ use curve25519_dalek::constants::ED25519_BASEPOINT_COMPRESSED;
 use std::ops::Range;
 use std::sync::Arc;
 
-/// A key's table: radix 2^5, 51 positions (255 bits; k < 2^253 keeps the top digit
-/// within 0..=16).
-const KEY_WINDOW: u32 = 5;
-const KEY_POSITIONS: usize = 51;
+/// A key's table: radix 2^6, 43 positions (258 bits; k < 2^253 keeps the top digit
+/// within 0..=32). Against radix 2^5 (51 positions of 0..=16) a signature reads 8 rows
+/// fewer from a table 1.6 times the size; with narrow rows, whose additions cost two
+/// products more, the fewer additions kept `hot:16` level.
+const KEY_WINDOW: u32 = 6;
+const KEY_POSITIONS: usize = 43;
 /// The base point's table: radix 2^8, 32 positions.
 const BASE_WINDOW: u32 = 8;
 const BASE_POSITIONS: usize = 32;
 
 /// One lane's [d·2^(w·j)]P for positions j and digits d ∈ 0..=2^(w−1) (d = 0: the
-/// identity), position-major.
-pub(crate) struct FixedBaseTable<F: LaneField> {
-    rows: PooledSlice<AffineLimbs<F>>,
+/// identity), position-major, in rows of type `R`.
+struct Positions<R: Copy> {
+    rows: PooledSlice<R>,
     per_position: usize,
 }
 
-impl<F: LaneField> FixedBaseTable<F> {
-    fn position(&self, j: usize) -> &[AffineLimbs<F>] {
+impl<R: Copy> Positions<R> {
+    fn position(&self, j: usize) -> &[R] {
         &self.rows[j * self.per_position..(j + 1) * self.per_position]
     }
+}
 
-    /// The tabulated point itself ([1·2^0]P, affine): a key's −A, as the batch equation
-    /// takes it instead of decoding the key.
-    pub(crate) fn point(&self) -> &AffineLimbs<F> {
-        &self.position(0)[1]
+/// The base point's table: wide affine rows (it stays in L2, where a row's extra lines
+/// cost less than the two products a narrow row's addition adds).
+pub(crate) struct FixedBaseTable<F: LaneField>(Positions<AffineLimbs<F>>);
+
+impl<F: LaneField> FixedBaseTable<F> {
+    fn position(&self, j: usize) -> &[AffineLimbs<F>] {
+        self.0.position(j)
     }
 }
 
-/// Bytes of one key's table in `F`'s limb format: what the key cache charges per key.
-pub(crate) fn key_table_bytes<F: LaneField>() -> usize {
-    KEY_POSITIONS * ((1 << (KEY_WINDOW - 1)) + 1) * size_of::<AffineLimbs<F>>()
-        + size_of::<FixedBaseTable<F>>()
+/// A hot key's table of −A: narrow rows ([`NarrowRow`], one cache line each). A full
+/// cache outgrows L3 and a signature reads 51 rows of its key's table at random, so what
+/// a hit costs is mostly lines brought in: a wide row spans two or three.
+pub(crate) struct KeyTable<F: LaneField> {
+    rows: Positions<NarrowRow>,
+    /// −A itself, affine: what the batch equation takes instead of decoding the key.
+    point: AffineLimbs<F>,
 }
 
-/// The table of `p` in radix 2^window over `positions`, for each lane in `keep` (in
-/// lane order). Every Z is nonzero (the addition law is complete), so all invert.
+impl<F: LaneField> KeyTable<F> {
+    pub(crate) fn point(&self) -> &AffineLimbs<F> {
+        &self.point
+    }
+}
+
+/// Bytes of one key's table: what the key cache charges per key.
+pub(crate) fn key_table_bytes<F: LaneField>() -> usize {
+    KEY_POSITIONS * ((1 << (KEY_WINDOW - 1)) + 1) * size_of::<NarrowRow>()
+        + size_of::<KeyTable<F>>()
+}
+
+/// The multiples [d·2^(w·j)]p in radix 2^window over `positions` (d = 0, the identity,
+/// first in each position), affine. Every Z is nonzero (the addition law is complete), so
+/// all invert.
 #[inline(always)]
-fn build<F: LaneField>(
+fn affine_multiples<F: LaneField>(
     c: &Constants<F>,
     p: &Extended<F>,
     window: u32,
     positions: usize,
-    keep: u8,
-) -> Vec<FixedBaseTable<F>> {
+) -> Vec<Affine<F>> {
     let half = 1usize << (window - 1);
     let mut points = Vec::with_capacity(positions * half);
     let mut base = *p;
@@ -89,29 +115,62 @@ fn build<F: LaneField>(
         base = m.to_projective().double().to_extended();
     }
     let z_inv = batch_invert(&points.iter().map(|q| q.z).collect::<Vec<F>>());
-    let lanes: Vec<usize> = (0..F::LANES).filter(|l| keep >> l & 1 == 1).collect();
-    let identity: AffineLimbs<F> = [
-        F::one().lane_limbs(0),
-        F::one().lane_limbs(0),
-        F::zero().lane_limbs(0),
-    ];
-    let mut rows: Vec<Vec<AffineLimbs<F>>> = lanes
-        .iter()
-        .map(|_| Vec::with_capacity(positions * (half + 1)))
-        .collect();
+    let identity = Affine {
+        y_plus_x: F::one(),
+        y_minus_x: F::one(),
+        xy2d: F::zero(),
+    };
+    let mut out = Vec::with_capacity(positions * (half + 1));
     for (n, (q, zi)) in points.iter().zip(&z_inv).enumerate() {
         if n % half == 0 {
-            rows.iter_mut().for_each(|r| r.push(identity));
+            out.push(identity);
         }
-        let a = Affine::from_extended(c, q, zi).lanes();
+        out.push(Affine::from_extended(c, q, zi));
+    }
+    out
+}
+
+/// Each lane in `keep`'s (in lane order) table of `multiples` ([`affine_multiples`]),
+/// its rows `lane_rows` of each.
+#[inline(always)]
+fn tables_of<F: LaneField, R: Copy>(
+    multiples: &[Affine<F>],
+    per_position: usize,
+    keep: u8,
+    lane_rows: impl Fn(&Affine<F>) -> [R; MAX_LANES],
+) -> Vec<Positions<R>> {
+    let lanes: Vec<usize> = (0..F::LANES).filter(|l| keep >> l & 1 == 1).collect();
+    let mut rows: Vec<Vec<R>> = lanes
+        .iter()
+        .map(|_| Vec::with_capacity(multiples.len()))
+        .collect();
+    for m in multiples {
+        let all = lane_rows(m);
         for (r, &lane) in rows.iter_mut().zip(&lanes) {
-            r.push(a[lane]);
+            r.push(all[lane]);
         }
     }
     rows.into_iter()
-        .map(|r| FixedBaseTable {
+        .map(|r| Positions {
             rows: PooledSlice::copy_of(&r),
-            per_position: half + 1,
+            per_position,
+        })
+        .collect()
+}
+
+/// The key tables of −A for each lane in `keep` (in lane order).
+#[inline(always)]
+fn key_tables<F: LaneField>(c: &Constants<F>, minus_a: &Extended<F>, keep: u8) -> Vec<KeyTable<F>> {
+    let multiples = affine_multiples(c, minus_a, KEY_WINDOW, KEY_POSITIONS);
+    let per_position = (1 << (KEY_WINDOW - 1)) + 1;
+    let points = multiples[1].lanes();
+    let lanes = (0..F::LANES).filter(|l| keep >> l & 1 == 1);
+    tables_of(&multiples, per_position, keep, Affine::narrow_lanes)
+        .into_iter()
+        .zip(lanes)
+        .map(|(rows, lane)| KeyTable {
+            rows,
+            point: points[lane],
         })
         .collect()
 }
@@ -124,9 +183,12 @@ pub(crate) fn basepoint_table<F: LaneField>() -> FixedBaseTable<F> {
         &c,
         &[ED25519_BASEPOINT_COMPRESSED.to_bytes(); MAX_LANES][..F::LANES],
     );
-    build(&c, &b, BASE_WINDOW, BASE_POSITIONS, 1)
+    let multiples = affine_multiples(&c, &b, BASE_WINDOW, BASE_POSITIONS);
+    let per_position = (1 << (BASE_WINDOW - 1)) + 1;
+    let table = tables_of(&multiples, per_position, 1, Affine::lanes)
         .pop()
-        .unwrap_or_else(|| unreachable!("lane 0 is kept"))
+        .unwrap_or_else(|| unreachable!("lane 0 is kept"));
+    FixedBaseTable(table)
 }
 
 /// Verify the groups (ranges of `entries` sharing a key) whose key is hot — cached, or
@@ -156,7 +218,7 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
             continue;
         }
         match cache.lookup(key, range.len()) {
-            Lookup::Hit(table) if table.is::<FixedBaseTable<F>>() => {
+            Lookup::Hit(table) if table.is::<KeyTable<F>>() => {
                 hot.push((range, tables.len() as u32));
                 tables.push(table);
             }
@@ -174,7 +236,7 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
             0
         };
         let keep = keys.live & !small;
-        let mut built = build(&c, &keys.minus_a, KEY_WINDOW, KEY_POSITIONS, keep).into_iter();
+        let mut built = key_tables(&c, &keys.minus_a, keep).into_iter();
         for (lane, range) in chunk.iter().enumerate() {
             if keep >> lane & 1 == 0 {
                 cold.push(range.clone());
@@ -191,7 +253,7 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
         }
     }
 
-    let tables: Vec<&FixedBaseTable<F>> = tables
+    let tables: Vec<&KeyTable<F>> = tables
         .iter()
         .map(|t| {
             t.downcast_ref()
@@ -200,71 +262,98 @@ pub(crate) fn verify_hot_groups<F: LaneField + 'static, W: LaneWords>(
         .collect();
     let jobs = prepare_jobs::<W>(rules, entries, &hot, out);
     let chunks: Vec<&[Job]> = jobs.chunks(lanes.clamp(1, F::LANES)).collect();
-    let sums: Vec<Extended<F>> = chunks
-        .iter()
-        .map(|chunk| sum_chunk(ladder, &tables, chunk))
-        .collect();
+    let sums = sum_chunks(ladder, &c, &tables, &chunks);
     finish(rules, &c, &sums, &chunks, out);
     cold
 }
 
-/// [S]B + [k](−A) for up to `F::LANES` jobs whose keys have tables: 51 + 32 additions.
+/// One chunk's digits and key tables, known before any of its additions.
+struct ChunkRows<'t, F: LaneField> {
+    k_digits: LaneDigits<KEY_POSITIONS>,
+    s_digits: LaneDigits<BASE_POSITIONS>,
+    key_tables: [&'t KeyTable<F>; MAX_LANES],
+}
+
+impl<'t, F: LaneField> ChunkRows<'t, F> {
+    #[inline(always)]
+    fn new(tables: &[&'t KeyTable<F>], chunk: &[Job]) -> Self {
+        let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
+        ChunkRows {
+            k_digits: lane_digits::<F, KEY_WINDOW, KEY_POSITIONS, _>(chunk, |j| &j.k),
+            s_digits: lane_digits::<F, BASE_WINDOW, BASE_POSITIONS, _>(chunk, |j| &j.s),
+            key_tables: core::array::from_fn(|i| tables[job(i).table as usize]),
+        }
+    }
+
+    /// Lane i's row of its key's table at position j.
+    #[inline(always)]
+    fn key_row(&self, i: usize, j: usize) -> &'t NarrowRow {
+        &self.key_tables[i].rows.position(j)[self.k_digits[j][i].unsigned_abs() as usize]
+    }
+}
+
+/// [S]B + [k](−A) for each chunk of up to `F::LANES` jobs whose keys have tables: 43 +
+/// 32 additions a chunk. Key rows are read at random from tables bigger than L2, so each
+/// is prefetched `PREFETCH_AHEAD` additions before it is read — the next chunk's first
+/// rows during this chunk's additions of B, so that no chunk starts on rows in flight.
 #[inline(always)]
-fn sum_chunk<F: LaneField>(
+fn sum_chunks<F: LaneField>(
     ladder: Ladder<'_, impl LadderSteps<F>, FixedBaseTable<F>>,
-    tables: &[&FixedBaseTable<F>],
-    chunk: &[Job],
-) -> Extended<F> {
+    c: &Constants<F>,
+    tables: &[&KeyTable<F>],
+    chunks: &[&[Job]],
+) -> Vec<Extended<F>> {
     let Ladder {
         steps,
         base: basepoint,
     } = ladder;
-    let job = |lane: usize| &chunk[lane.min(chunk.len() - 1)];
-    let k_digits = lane_digits::<F, KEY_WINDOW, KEY_POSITIONS, _>(chunk, |j| &j.k);
-    let s_digits = lane_digits::<F, BASE_WINDOW, BASE_POSITIONS, _>(chunk, |j| &j.s);
-    let key_tables: [&FixedBaseTable<F>; MAX_LANES] =
-        core::array::from_fn(|i| tables[job(i).table as usize]);
-
-    // Rows are read at random from tables bigger than L2: each is prefetched a few
-    // additions ahead, as every digit is known up front.
-    let key_row =
-        |i: usize, j: usize| &key_tables[i].position(j)[k_digits[j][i].unsigned_abs() as usize];
-    let base_row =
-        |i: usize, j: usize| &basepoint.position(j)[s_digits[j][i].unsigned_abs() as usize];
-    for j in 0..PREFETCH_AHEAD {
-        (0..F::LANES).for_each(|i| prefetch(key_row(i, j)));
-    }
-    let mut acc = Extended::<F>::identity();
-    for j in 0..KEY_POSITIONS {
-        let ahead = j + PREFETCH_AHEAD;
-        (0..F::LANES).for_each(|i| match ahead.checked_sub(KEY_POSITIONS) {
-            None => prefetch(key_row(i, ahead)),
-            Some(b) => prefetch(base_row(i, b)),
-        });
-        let (rows, negate) =
-            table_entries::<F, _, KEY_POSITIONS>(&k_digits, j, |i| key_tables[i].position(j));
-        steps.add_affine(&mut acc, &rows[..F::LANES], negate, true);
-    }
-    for j in 0..BASE_POSITIONS {
-        if j + PREFETCH_AHEAD < BASE_POSITIONS {
-            (0..F::LANES).for_each(|i| prefetch(base_row(i, j + PREFETCH_AHEAD)));
+    let rows: Vec<ChunkRows<'_, F>> = chunks.iter().map(|c| ChunkRows::new(tables, c)).collect();
+    let base_row = |r: &ChunkRows<'_, F>, i: usize, j: usize| {
+        &basepoint.position(j)[r.s_digits[j][i].unsigned_abs() as usize]
+    };
+    if let Some(first) = rows.first() {
+        for j in 0..PREFETCH_AHEAD {
+            (0..F::LANES).for_each(|i| prefetch(first.key_row(i, j)));
         }
-        let (rows, negate) =
-            table_entries::<F, _, BASE_POSITIONS>(&s_digits, j, |_| basepoint.position(j));
-        steps.add_affine(&mut acc, &rows[..F::LANES], negate, true);
     }
-    acc
+    let mut sums = Vec::with_capacity(rows.len());
+    for (n, r) in rows.iter().enumerate() {
+        let next = rows.get(n + 1);
+        let mut acc = Extended::<F>::identity();
+        for j in 0..KEY_POSITIONS {
+            let ahead = j + PREFETCH_AHEAD;
+            (0..F::LANES).for_each(|i| match ahead.checked_sub(KEY_POSITIONS) {
+                None => prefetch(r.key_row(i, ahead)),
+                Some(b) => prefetch(base_row(r, i, b)),
+            });
+            let (rows, negate) = table_entries::<F, _, KEY_POSITIONS>(&r.k_digits, j, |i| {
+                r.key_tables[i].rows.position(j)
+            });
+            steps.add_narrow(&mut acc, &rows[..F::LANES], negate, true, &c.d_half);
+        }
+        for j in 0..BASE_POSITIONS {
+            let ahead = j + PREFETCH_AHEAD;
+            match (ahead.checked_sub(BASE_POSITIONS), next) {
+                (None, _) => (0..F::LANES).for_each(|i| prefetch(base_row(r, i, ahead))),
+                (Some(k), Some(next)) => (0..F::LANES).for_each(|i| prefetch(next.key_row(i, k))),
+                _ => {}
+            }
+            let (rows, negate) =
+                table_entries::<F, _, BASE_POSITIONS>(&r.s_digits, j, |_| basepoint.position(j));
+            steps.add_affine(&mut acc, &rows[..F::LANES], negate, true);
+        }
+        sums.push(acc);
+    }
+    sums
 }
 
 /// How many additions ahead rows are prefetched.
 const PREFETCH_AHEAD: usize = 4;
 
 /// Ask for the cache lines at `row`'s start and every 64 bytes on (a hint: it changes no
-/// result). A row is 120 bytes on IFMA and starts at any multiple of 8, so six rows in
-/// eight straddle three lines and this asks for two of them. Asking for the third too
-/// (by a loop over the lines the row touches, or by one more prefetch of its last byte)
-/// measured slower on Zen 4, `hot:16` by 6–10 %, with nothing gained on tables out of
-/// cache, and within noise on a Xeon (docs/results.md).
+/// result). A key row is one whole line; a base row is 120 bytes on IFMA and starts at
+/// any multiple of 8, so six in eight straddle three lines and this asks for two of them
+/// (asking for the third too measured slower on Zen 4; docs/results.md).
 #[inline(always)]
 fn prefetch<T>(row: &T) {
     #[cfg(target_arch = "x86_64")]
@@ -298,7 +387,7 @@ mod tests {
         let p_point = EdwardsPoint::mul_base(&Scalar::from(987_654_321u64));
         let (p, ok) = decompress(&c, &[p_point.compress().to_bytes()]);
         assert_eq!(ok, 1);
-        let table = build(&c, &p, KEY_WINDOW, KEY_POSITIONS, 1).pop().unwrap();
+        let table = key_tables(&c, &p, 1).pop().unwrap();
         let base = basepoint_table::<Fe1>();
         for round in 0..64 {
             let mut x = [0u8; 32];
@@ -317,8 +406,8 @@ mod tests {
             let mut acc = Extended::<Fe1>::identity();
             for j in 0..KEY_POSITIONS {
                 let (rows, negate) =
-                    table_entries::<Fe1, _, KEY_POSITIONS>(&d1, j, |_| table.position(j));
-                acc.add_assign_affine(&rows[..1], negate, true);
+                    table_entries::<Fe1, _, KEY_POSITIONS>(&d1, j, |_| table.rows.position(j));
+                acc.add_assign_narrow(&rows[..1], negate, true, &c.d_half);
             }
             for j in 0..BASE_POSITIONS {
                 let (rows, negate) =

@@ -5,7 +5,7 @@
 
 use super::point::{
     batch_invert, compress_with_inverse, decompress_many, AddendRows, AffineLimbs, Constants,
-    Extended,
+    Extended, NarrowRow,
 };
 #[cfg(any(test, feature = "profile"))]
 use super::scalar::lane_digits;
@@ -50,6 +50,16 @@ pub(crate) trait LadderSteps<F: LaneField>: Copy {
     /// 2: the hot-key path's one addition, which out of line need not take cached rows
     /// too (and gets the rows as they are, so its caller forms no [`AddendRows`]).
     fn add_affine(self, acc: &mut Extended<F>, rows: &[&AffineLimbs<F>], negate: u8, with_t: bool);
+    /// As [`LadderSteps::add_affine`] for narrow rows (a hot key's table), `d_half`
+    /// = d/2 in every lane.
+    fn add_narrow(
+        self,
+        acc: &mut Extended<F>,
+        rows: &[&NarrowRow],
+        negate: u8,
+        with_t: bool,
+        d_half: &F,
+    );
 }
 
 /// What a double-scalar loop runs with: the backend's point steps and the base point's
@@ -85,6 +95,18 @@ impl<F: LaneField> LadderSteps<F> for InlineSteps {
     #[inline(always)]
     fn add_affine(self, acc: &mut Extended<F>, rows: &[&AffineLimbs<F>], negate: u8, with_t: bool) {
         acc.add_assign_affine(rows, negate, with_t)
+    }
+
+    #[inline(always)]
+    fn add_narrow(
+        self,
+        acc: &mut Extended<F>,
+        rows: &[&NarrowRow],
+        negate: u8,
+        with_t: bool,
+        d_half: &F,
+    ) {
+        acc.add_assign_narrow(rows, negate, with_t, d_half)
     }
 }
 

@@ -15,6 +15,11 @@ const D2_BYTES: [u8; 32] = [
     0x59, 0xf1, 0xb2, 0x26, 0x94, 0x9b, 0xd6, 0xeb, 0x56, 0xb1, 0x83, 0x82, 0x9a, 0x14, 0xe0, 0x00,
     0x30, 0xd1, 0xf3, 0xee, 0xf2, 0x80, 0x8e, 0x19, 0xe7, 0xfc, 0xdf, 0x56, 0xdc, 0xd9, 0x06, 0x24,
 ];
+/// Little-endian d/2 mod p: a narrow row's 2d·x·y is (d/2)·(2x)·(2y).
+const D_HALF_BYTES: [u8; 32] = [
+    0x48, 0xbc, 0xac, 0x09, 0xe5, 0xa6, 0xf5, 0xba, 0x55, 0xec, 0xa0, 0xa0, 0x26, 0x05, 0x38, 0x00,
+    0x4c, 0xf4, 0xbc, 0xbb, 0x3c, 0xa0, 0x63, 0xc6, 0x39, 0xff, 0xb7, 0x15, 0x77, 0xb6, 0x01, 0x69,
+];
 const SQRT_M1_BYTES: [u8; 32] = [
     0xb0, 0xa0, 0x0e, 0x4a, 0x27, 0x1b, 0xee, 0xc4, 0x78, 0xe4, 0x2f, 0xad, 0x06, 0x18, 0x43, 0x2f,
     0xa7, 0xd7, 0xfb, 0x3d, 0x99, 0x00, 0x4d, 0x2b, 0x0b, 0xdf, 0xc1, 0x4f, 0x80, 0x24, 0x83, 0x2b,
@@ -25,6 +30,7 @@ const SQRT_M1_BYTES: [u8; 32] = [
 pub(crate) struct Constants<F> {
     pub d: F,
     pub d2: F,
+    pub d_half: F,
     pub sqrt_m1: F,
 }
 
@@ -34,6 +40,7 @@ impl<F: LaneField> Constants<F> {
         Constants {
             d: F::splat_bytes(&D_BYTES),
             d2: F::splat_bytes(&D2_BYTES),
+            d_half: F::splat_bytes(&D_HALF_BYTES),
             sqrt_m1: F::splat_bytes(&SQRT_M1_BYTES),
         }
     }
@@ -88,6 +95,12 @@ pub(crate) struct Affine<F> {
 
 /// One lane's affine point, stored in a table.
 pub(crate) type AffineLimbs<F> = [<F as LaneField>::Limbs; 3];
+
+/// One lane's affine point in one 64-byte line: y + x and y − x, each canonical in four
+/// little-endian u64 (a hot key's table entry). The affine row's third coordinate,
+/// 2d·x·y, is not stored: it is (d/2)·(u − v)·(u + v), as u − v = 2x and u + v = 2y,
+/// two products more per addition for a row read from one line instead of two or three.
+pub(crate) type NarrowRow = [[u64; 4]; 2];
 
 /// The table rows one addition reads, one per lane (negated where asked: signed digits
 /// index tables of multiples), as each lane's coordinates: cached points (Y + X, Y − X,
@@ -228,12 +241,39 @@ impl<F: LaneField> Extended<F> {
                 TwoZ::FromRows => self.z.mul(&column(&rows.z2)),
             },
         );
+        self.assign_completed(&sum, with_t);
+    }
+
+    /// self ← `sum` (T only `with_t`).
+    #[inline(always)]
+    fn assign_completed(&mut self, sum: &Completed<F>, with_t: bool) {
         self.x = sum.x.mul(&sum.t);
         self.y = sum.y.mul(&sum.z);
         self.z = sum.z.mul(&sum.t);
         if with_t {
             self.t = sum.x.mul(&sum.y);
         }
+    }
+
+    /// [`Extended::add_assign_affine`] of narrow rows, 2d·x·y formed from y ± x with
+    /// `d_half` = d/2 in every lane.
+    #[inline(always)]
+    pub fn add_assign_narrow(&mut self, rows: &[&NarrowRow], negate: u8, with_t: bool, d_half: &F) {
+        let row = |i: usize| rows[i.min(rows.len() - 1)];
+        let u_rows: [&[u64; 4]; MAX_LANES] = core::array::from_fn(|i| &row(i)[0]);
+        let v_rows: [&[u64; 4]; MAX_LANES] = core::array::from_fn(|i| &row(i)[1]);
+        let u = F::from_packed(&u_rows[..F::LANES]);
+        let v = F::from_packed(&v_rows[..F::LANES]);
+        let two_z = self.z.add(&self.z);
+        let sum = add_signed::<F, false>(
+            self,
+            negate,
+            || u,
+            || v,
+            || u.sub(&v).mul(&u.add(&v)).mul(d_half),
+            || two_z,
+        );
+        self.assign_completed(&sum, with_t);
     }
 
     /// [`Extended::add_assign`] of affine rows, Z1 doubled.
@@ -402,6 +442,20 @@ impl<F: LaneField> Cached<F> {
 }
 
 impl<F: LaneField> Affine<F> {
+    /// Every lane as a narrow row (y + x and y − x canonical; 2d·x·y dropped).
+    #[inline(always)]
+    pub fn narrow_lanes(&self) -> [NarrowRow; MAX_LANES] {
+        let packed = |f: &F| {
+            let mut bytes = [[0u8; 32]; MAX_LANES];
+            f.to_bytes(&mut bytes[..F::LANES]);
+            bytes.map(|b| {
+                core::array::from_fn(|w| u64::from_le_bytes(core::array::from_fn(|k| b[8 * w + k])))
+            })
+        };
+        let (u, v) = (packed(&self.y_plus_x), packed(&self.y_minus_x));
+        core::array::from_fn(|lane| [u[lane], v[lane]])
+    }
+
     /// Every lane as stored limbs (each coordinate transposed once).
     #[inline(always)]
     pub fn lanes(&self) -> [AffineLimbs<F>; MAX_LANES] {
