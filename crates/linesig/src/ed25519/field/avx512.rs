@@ -359,10 +359,10 @@ kernels! {
         transpose_rows(r)
     }
 
-    /// Eight packed canonical values (four u64 each, < 2^255; [`LaneField::from_packed`])
-    /// into limbs: the 8 × 4 block transposed in registers (four 256-bit loads, four
-    /// inserts, eight shuffles), then each limb cut from the words it spans. Canonical
-    /// values give limbs below 2^51, within the carried bound.
+    /// Eight packed values (four u64 each, < 2^255; [`LaneField::from_packed`]) into
+    /// limbs: the 8 × 4 block transposed in registers (eight 256-bit loads, four inserts,
+    /// eight shuffles), then each limb cut from the words it spans. A value below 2^255
+    /// gives limbs below 2^51, within the carried bound.
     #[inline]
     fn fe_from_packed(rows: &[&[u64; 4]]) -> Fe8 {
         // SAFETY: each row is 32 readable bytes.

@@ -37,8 +37,9 @@ pub(crate) trait LaneField: Copy {
     fn from_bytes(lanes: &[[u8; 32]]) -> Self;
     /// The canonical encoding (fully reduced, < p) of each lane into `out[..LANES]`.
     fn to_bytes(&self, out: &mut [[u8; 32]]);
-    /// Each lane's element from a canonical value (< 2^255) packed in four little-endian
-    /// u64: the narrow rows of hot-key tables, two elements to a cache line.
+    /// Each lane's element from a value below 2^255 (read mod p) packed in four
+    /// little-endian u64: the narrow rows of hot-key tables, which hold canonical values,
+    /// two elements to a cache line.
     #[inline(always)]
     fn from_packed(rows: &[&[u64; 4]]) -> Self {
         let mut bytes = [[0u8; 32]; MAX_LANES];
@@ -560,8 +561,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// `store_lane_limbs` writes exactly `to_lane_limbs`'s rows, for any subset of
-    /// lanes in any order, and `from_lane_limbs` reads them back to the same values.
     /// [`LaneField::from_packed`] reads each lane's packed words as the value they hold
     /// (mod p): random values below 2^255 with the edges `random_lanes` mixes in, and 0
     /// and p − 1, each lane from its own row; a square of what it read stays exact (its
@@ -589,6 +588,8 @@ pub(crate) mod tests {
         }
     }
 
+    /// `store_lane_limbs` writes exactly `to_lane_limbs`'s rows, for any subset of
+    /// lanes in any order, and `from_lane_limbs` reads them back to the same values.
     pub fn rows_round_trip<F: LaneField>()
     where
         F::Limbs: PartialEq + core::fmt::Debug,

@@ -11,7 +11,7 @@
 //! products an addition), one line each, because a full cache outgrows L3 and a hit
 //! costs what its lines cost to bring in: with wide rows (two or three lines each,
 //! radix 2^5, 104 KB) a cache of 600 keys ran at 0.55× the speed of one of 16; with
-//! narrow ones, 0.85–0.9×. The base point's table, one per backend for all keys and
+//! narrow ones, about 0.9×. The base point's table, one per backend for all keys and
 //! within L2, keeps wide rows: radix-2^8 digits, 32 positions of 0..=128 (4,128
 //! entries, 495 KB).
 //!
@@ -70,7 +70,7 @@ impl<F: LaneField> FixedBaseTable<F> {
 }
 
 /// A hot key's table of −A: narrow rows ([`NarrowRow`], one cache line each). A full
-/// cache outgrows L3 and a signature reads 51 rows of its key's table at random, so what
+/// cache outgrows L3 and a signature reads 43 rows of its key's table at random, so what
 /// a hit costs is mostly lines brought in: a wide row spans two or three.
 pub(crate) struct KeyTable<F: LaneField> {
     rows: Positions<NarrowRow>,
@@ -190,7 +190,7 @@ fn key_tables<F: LaneField>(c: &Constants<F>, minus_a: &Extended<F>, keep: u8) -
     }
 }
 
-/// Lane `lane`'s key table, its positions j = 8v + l (v-th vector, lane l on IFMA) built
+/// Lane `lane`'s key table, its positions j = v·LANES + l (lane l of the v-th vector) built
 /// side by side: the bases [2^(w·j)](−A) one after another (w doublings each, every lane
 /// alike), then each vector of bases through its multiples 1..=2^(w−1) at once, one
 /// shared inversion for all.
