@@ -314,6 +314,11 @@ pub(crate) fn lane_mask<F: LaneField>(pred: impl Fn(usize) -> bool) -> u8 {
     (0..F::LANES).fold(0u8, |m, i| m | (u8::from(pred(i)) << i))
 }
 
+/// The lanes of `mask` among `0..F::LANES`, in order: [`lane_mask`]'s inverse.
+pub(crate) fn lanes_in<F: LaneField>(mask: u8) -> impl Iterator<Item = usize> {
+    (0..F::LANES).filter(move |l| mask >> l & 1 == 1)
+}
+
 /// Bits `offset..offset + width` (width ≤ 57) of a 256-bit little-endian integer: how a
 /// backend cuts an encoding into limbs.
 pub(crate) fn bits(bytes: &[u8; 32], offset: usize, width: u32) -> u64 {

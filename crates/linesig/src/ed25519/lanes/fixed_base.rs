@@ -21,11 +21,10 @@
 //! its rows are read at random.
 
 use super::ladder::{entries as table_entries, finish, Ladder, LadderSteps};
-use super::point::batch_invert;
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended, NarrowRow};
 use super::scalar::{lane_digits, LaneDigits};
 use super::{decode_keys, prepare_jobs, Job};
-use crate::ed25519::field::{LaneField, MAX_LANES};
+use crate::ed25519::field::{lanes_in, LaneField, MAX_LANES};
 use crate::ed25519::policy::Rules;
 use crate::ed25519::sha512::LaneWords;
 use crate::ed25519::{precheck_key, UnitEntry};
@@ -111,18 +110,20 @@ fn affine_multiples<F: LaneField>(
             .double()
             .to_extended();
     }
-    let z_inv = batch_invert(&points.iter().map(|q| q.z).collect::<Vec<F>>());
     let identity = Affine {
         y_plus_x: F::one(),
         y_minus_x: F::one(),
         xy2d: F::zero(),
     };
     let mut out = Vec::with_capacity(positions * (half + 1));
-    for (n, (q, zi)) in points.iter().zip(&z_inv).enumerate() {
+    for (n, a) in Affine::all_from_extended(c, &points)
+        .into_iter()
+        .enumerate()
+    {
         if n % half == 0 {
             out.push(identity);
         }
-        out.push(Affine::from_extended(c, q, zi));
+        out.push(a);
     }
     out
 }
@@ -153,7 +154,7 @@ fn tables_of<F: LaneField, R: Copy>(
     keep: u8,
     lane_rows: impl Fn(&Affine<F>) -> [R; MAX_LANES],
 ) -> Vec<Positions<R>> {
-    let lanes: Vec<usize> = (0..F::LANES).filter(|l| keep >> l & 1 == 1).collect();
+    let lanes: Vec<usize> = lanes_in::<F>(keep).collect();
     let mut rows: Vec<Vec<R>> = lanes
         .iter()
         .map(|_| Vec::with_capacity(multiples.len()))
@@ -181,8 +182,7 @@ fn tables_of<F: LaneField, R: Copy>(
 #[inline(always)]
 fn key_tables<F: LaneField>(c: &Constants<F>, minus_a: &Extended<F>, keep: u8) -> Vec<KeyTable<F>> {
     if (keep.count_ones() as usize) < F::LANES / 2 {
-        (0..F::LANES)
-            .filter(|l| keep >> l & 1 == 1)
+        lanes_in::<F>(keep)
             .map(|lane| key_table_across_positions(c, minus_a, lane))
             .collect()
     } else {
@@ -236,12 +236,7 @@ fn key_table_across_positions<F: LaneField>(
         };
         push_multiples(c, &b, half, &mut points);
     }
-    let z_inv = batch_invert(&points.iter().map(|q| q.z).collect::<Vec<F>>());
-    let affine: Vec<Affine<F>> = points
-        .iter()
-        .zip(&z_inv)
-        .map(|(q, zi)| Affine::from_extended(c, q, zi))
-        .collect();
+    let affine = Affine::all_from_extended(c, &points);
     let narrow: Vec<[NarrowRow; MAX_LANES]> = affine.iter().map(Affine::narrow_lanes).collect();
     let identity: NarrowRow = [[1, 0, 0, 0], [1, 0, 0, 0]];
     let mut rows = Vec::with_capacity(KEY_POSITIONS * (half + 1));
@@ -270,7 +265,7 @@ fn key_tables_across_keys<F: LaneField>(
     let multiples = affine_multiples(c, minus_a, KEY_WINDOW, KEY_POSITIONS);
     let per_position = (1 << (KEY_WINDOW - 1)) + 1;
     let points = multiples[1].lanes();
-    let lanes = (0..F::LANES).filter(|l| keep >> l & 1 == 1);
+    let lanes = lanes_in::<F>(keep);
     tables_of(&multiples, per_position, keep, Affine::narrow_lanes)
         .into_iter()
         .zip(lanes)
@@ -413,18 +408,21 @@ fn sum_chunks<F: LaneField>(
         steps,
         base: basepoint,
     } = ladder;
-    let rows: Vec<ChunkRows<'_, F>> = chunks.iter().map(|c| ChunkRows::new(tables, c)).collect();
+    let plans: Vec<ChunkRows<'_, F>> = chunks
+        .iter()
+        .map(|chunk| ChunkRows::new(tables, chunk))
+        .collect();
     let base_row = |r: &ChunkRows<'_, F>, i: usize, j: usize| {
         &basepoint.position(j)[r.s_digits[j][i].unsigned_abs() as usize]
     };
-    if let Some(first) = rows.first() {
+    if let Some(first) = plans.first() {
         for j in 0..PREFETCH_AHEAD {
             (0..F::LANES).for_each(|i| prefetch(first.key_row(i, j)));
         }
     }
-    let mut sums = Vec::with_capacity(rows.len());
-    for (n, r) in rows.iter().enumerate() {
-        let next = rows.get(n + 1);
+    let mut sums = Vec::with_capacity(plans.len());
+    for (n, r) in plans.iter().enumerate() {
+        let next = plans.get(n + 1);
         let mut acc = Extended::<F>::identity();
         for j in 0..KEY_POSITIONS {
             let ahead = j + PREFETCH_AHEAD;

@@ -463,6 +463,18 @@ impl<F: LaneField> Affine<F> {
         core::array::from_fn(|lane| core::array::from_fn(|k| coords[k][lane]))
     }
 
+    /// The affine form of every point, with one inversion shared by all
+    /// ([`batch_invert`]).
+    #[inline(always)]
+    pub fn all_from_extended(c: &Constants<F>, points: &[Extended<F>]) -> Vec<Self> {
+        let z_inv = batch_invert(&points.iter().map(|p| p.z).collect::<Vec<F>>());
+        points
+            .iter()
+            .zip(&z_inv)
+            .map(|(p, z_inv)| Affine::from_extended(c, p, z_inv))
+            .collect()
+    }
+
     /// The affine form of `p` given 1/Z (the caller inverts many Z at once).
     #[inline(always)]
     pub fn from_extended(c: &Constants<F>, p: &Extended<F>, z_inv: &F) -> Self {

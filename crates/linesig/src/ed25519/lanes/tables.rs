@@ -2,11 +2,9 @@
 //! static affine tables of the base point's multiples in the backend's radix
 //! ([`BaseRadix`], [`BaseTables`]).
 
-use super::point::{
-    batch_invert, decompress, Affine, AffineLimbs, Cached, CachedLimbs, Constants, Extended,
-};
+use super::point::{decompress, Affine, AffineLimbs, Cached, CachedLimbs, Constants, Extended};
 use super::scalar::{lane_digits, LaneDigits};
-use crate::ed25519::field::{LaneField, MAX_LANES};
+use crate::ed25519::field::{lanes_in, LaneField, MAX_LANES};
 use curve25519_dalek::constants::{ED25519_BASEPOINT_COMPRESSED, ED25519_BASEPOINT_POINT};
 use curve25519_dalek::Scalar;
 
@@ -125,7 +123,7 @@ pub(super) fn store_tables<F: LaneField>(
     out: &mut Vec<Table<F>>,
 ) {
     let first = out.len();
-    let lanes: Vec<usize> = (0..F::LANES).filter(|l| keep >> l & 1 == 1).collect();
+    let lanes: Vec<usize> = lanes_in::<F>(keep).collect();
     out.resize_with(first + lanes.len(), Default::default);
     for (j, m) in multiples.iter().enumerate() {
         for (k, coordinate) in [m.y_plus_x, m.y_minus_x, m.z2, m.t2d].iter().enumerate() {
@@ -150,11 +148,9 @@ pub(super) fn affine_multiples<F: LaneField>(
         let next = points[points.len() - 1].add(&b_cached).to_extended();
         points.push(next);
     }
-    let z_inv = batch_invert(&points.iter().map(|p| p.z).collect::<Vec<F>>());
-    points
+    Affine::all_from_extended(c, &points)
         .iter()
-        .zip(&z_inv)
-        .map(|(p, z_inv)| Affine::from_extended(c, p, z_inv).lanes()[0])
+        .map(|a| a.lanes()[0])
         .collect()
 }
 
