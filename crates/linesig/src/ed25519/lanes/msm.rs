@@ -1,29 +1,36 @@
 //! The batch equation's multi-scalar multiplication: whether Σ nᵢ·Pᵢ has small order,
-//! for affine points Pᵢ, by Pippenger's bucket method with the lanes of a vector on
-//! different windows.
+//! for affine points Pᵢ, by Pippenger's bucket method, each bucket summed in one lane's
+//! registers.
 //!
 //! Scalars are cut into signed radix-2^c digits in [−2^(c−1), 2^(c−1)). For each window
 //! w, bucket d collects the points whose digit there is ±d, and the window's sum
 //! Σ d·bucket_d comes from two running sums, top bucket down (2·2^(c−1) additions for the
-//! whole window). A vector's lanes hold `LANES` consecutive windows, each with its own
-//! buckets: a point is added once per vector of windows, the same point in every lane
-//! (broadcast) into lane i's bucket |digit i| (negated where the digit is), so lanes never
-//! contend for a bucket and need no conflict handling. A bucket is one row per lane,
-//! gathered into the vector before its addition and written back after. The window sums
-//! meet at the end by Horner's rule (c doublings per window), a chain of one value: in
-//! every lane of a vector, or where that costs more ([`LaneField::CHAIN_ON_PORTABLE`]:
-//! AVX2, whose four-lane product costs about three in 64-bit integers) on the portable
-//! field. Its ~254 doublings are about an eighth of a check of 64 signatures.
+//! whole window). A window's points are first sorted by bucket (a counting sort of its
+//! digits), and the sorted list is cut into `LANES` parts at bucket boundaries: lane l
+//! adds the points of its part one after another into an accumulator that stays in
+//! registers, and stores it as its bucket's sum when the bucket ends. Each addition
+//! gathers one point per lane (three coordinates transposed), where adding one point to
+//! every lane's own bucket (lanes on windows, the point broadcast) would gather and
+//! store back four coordinates of buckets around each addition: on Zen 5 those two
+//! transpositions cost as much as the addition (docs/results.md). Parts differ in
+//! length by at most a bucket; a lane whose part has ended adds the identity.
+//!
+//! The buckets' sums then run with the lanes on windows, `LANES` windows at a time, and
+//! the window sums meet at the end by Horner's rule (c doublings per window), a chain of
+//! one value: in every lane of a vector, or where that costs more
+//! ([`LaneField::CHAIN_ON_PORTABLE`]: AVX2, whose four-lane product costs about three in
+//! 64-bit integers) on the portable field. Its ~254 doublings are about a tenth of a
+//! check of 64 signatures.
 //!
 //! Full scalars (reduced mod L, below 2^253) take ⌈254/c⌉ windows, the short ones of the
 //! coefficients zᵢ (below 2^127) ⌈128/c⌉: the top digit never carries out (a value
-//! below 2^(W·c − 1) keeps its top signed digit below 2^(c−1)), and vectors of windows
-//! above a short scalar's skip its point. c minimises the additions for the points at
+//! below 2^(W·c − 1) keeps its top signed digit below 2^(c−1)), and windows above a
+//! short scalar's leave its point out. c minimises the additions for the points at
 //! hand: larger windows mean fewer per point and more per bucket.
 
 use super::point::{Affine, AffineLimbs, Constants, Extended};
 use crate::ed25519::field::portable::Fe1;
-use crate::ed25519::field::{LaneField, Line, MAX_LANES};
+use crate::ed25519::field::{lanes_in, LaneField, Line, MAX_LANES};
 
 /// Bits below which full (reduced mod L) and short (coefficient) scalars lie.
 const FULL_BITS: usize = 253;
@@ -34,21 +41,30 @@ fn windows(bits: usize, c: usize) -> usize {
     (bits + 1).div_ceil(c)
 }
 
-/// The window width with the fewest vector additions for `full` and `short` points on
-/// `lanes` lanes: each vector of windows adds every point whose scalar reaches it, and
-/// sums its 2^(c−1) buckets with two additions each.
+/// The widest window: a bucket list entry keeps the bucket (at most 2^(c−1)) in c bits.
+const MAX_BITS: usize = 12;
+/// Windows of a full scalar at the narrowest width.
+const MAX_WINDOWS: usize = (FULL_BITS + 1).div_ceil(4);
+
+/// A bucket's sum costs about two fill additions: its rows are gathered, and the running
+/// sums add extended points, not affine ones.
+const FOLD_WEIGHT: usize = 2;
+
+/// The window width with the least work for `full` and `short` points on `lanes` lanes:
+/// each window adds every point with a nonzero digit there, `lanes` at a time, and each
+/// vector of windows sums its 2^(c−1) buckets with two additions each.
 fn window_bits(full: usize, short: usize, lanes: usize) -> usize {
-    let additions = |c: usize| {
+    let cost = |c: usize| {
         let (w_full, w_short) = (windows(FULL_BITS, c), windows(SHORT_BITS, c));
-        (0..w_full.div_ceil(lanes))
-            .map(|g| full + if g * lanes < w_short { short } else { 0 } + (1 << c))
-            .sum::<usize>()
+        let fill: usize = (0..w_full)
+            .map(|w| (full + if w < w_short { short } else { 0 }).div_ceil(lanes))
+            .sum();
+        fill + FOLD_WEIGHT * w_full.div_ceil(lanes) * (1 << c)
     };
-    (4..=10)
-        .min_by_key(|&c| additions(c))
+    (4..=MAX_BITS)
+        .min_by_key(|&c| cost(c))
         .expect("a non-empty range")
 }
-
 /// Bits `offset..offset + width` of a 256-bit little-endian integer (zero past its end).
 fn bits_at(x: &[u64; 4], offset: usize, width: usize) -> i32 {
     let (word, shift) = (offset / 64, offset % 64);
@@ -75,12 +91,12 @@ fn signed_digits(x: &[u64; 4], c: usize, out: &mut [i16]) {
     }
 }
 
-/// One point's rows as a bucket stores them: X, Y, Z, T, each on a cache line of its
-/// own ([`Line`]): a bucket is stored and read back for every point added to it.
+/// One bucket's sum as stored between the fill and the running sums: X, Y, Z, T, each on
+/// a cache line of its own ([`Line`]), read back with whole-line loads.
 type Row<F> = [Line<<F as LaneField>::Limbs>; 4];
 
-/// Each lane's rows apart (`rows[lane][index]`), so that a vector is stored into one
-/// row of each lane straight from its registers ([`LaneField::store_lane_limbs`]).
+/// The buckets of the windows summed together, one window's apart from another's
+/// (`rows[lane][bucket]`: lane i of the running sums reads its window's).
 type LaneRows<F> = [Vec<Row<F>>; MAX_LANES];
 
 /// Lane i from `rows[i][at[i]]`.
@@ -105,48 +121,162 @@ fn gather_coordinate<F: LaneField>(rows: &LaneRows<F>, at: &[usize; MAX_LANES], 
     F::from_lane_lines(&refs[..F::LANES])
 }
 
-/// Lane i into `rows[i][at[i]]`.
-#[inline(always)]
-fn scatter<F: LaneField>(p: &Extended<F>, rows: &mut LaneRows<F>, at: &[usize; MAX_LANES]) {
-    for (k, coordinate) in [p.x, p.y, p.z, p.t].iter().enumerate() {
-        coordinate.store_lane_lines(
-            rows.iter_mut()
-                .zip(at)
-                .take(F::LANES)
-                .enumerate()
-                .map(|(lane, (rows, &row))| (lane, &mut rows[row][k])),
-        );
-    }
-}
-
-/// The point of `row` in every lane.
-#[inline(always)]
-fn broadcast<F: LaneField>(row: &AffineLimbs<F>) -> Affine<F> {
-    Affine {
-        y_plus_x: F::splat_limbs(&row[0]),
-        y_minus_x: F::splat_limbs(&row[1]),
-        xy2d: F::splat_limbs(&row[2]),
-    }
-}
-
-/// Each lane's bucket for one point's digits in the windows `first..first + lanes`
-/// (0 past the last window), and the lanes whose digit is negative.
-#[inline(always)]
-fn bucket_slots(digits: &[i16], first: usize, lanes: usize) -> ([usize; MAX_LANES], u8) {
-    let mut at = [0usize; MAX_LANES];
-    let mut negate = 0u8;
-    for (lane, slot) in at.iter_mut().enumerate().take(lanes) {
-        let d = digits.get(first + lane).copied().unwrap_or(0);
-        negate |= u8::from(d < 0) << lane;
-        *slot = d.unsigned_abs() as usize;
-    }
-    (at, negate)
-}
-
 /// Points beside their scalars (little-endian 64-bit limbs), one term per index.
 pub(super) struct Terms<'a, F: LaneField> {
     pub points: &'a [AffineLimbs<F>],
     pub scalars: &'a [[u64; 4]],
+}
+
+/// A window's bucket list entry: term index above [`TERM_SHIFT`], bucket (|digit|)
+/// above bit 0, the digit's sign in bit 0.
+type Entry = u32;
+const TERM_SHIFT: u32 = MAX_BITS as u32 + 1;
+const BUCKET_MASK: u32 = (1 << MAX_BITS) - 1;
+
+/// The terms with a nonzero digit in one window (`digits[i]`: term i's), as entries in
+/// bucket order, into `list`; `starts[b]` where bucket b's begin (a counting sort).
+fn sort_by_bucket(digits: &[i16], buckets: usize, starts: &mut Vec<usize>, list: &mut Vec<Entry>) {
+    starts.clear();
+    starts.resize(buckets + 1, 0);
+    for &d in digits {
+        starts[d.unsigned_abs() as usize] += 1;
+    }
+    // Bucket 0 (zero digits) is left out: its count becomes nothing.
+    let mut at = 0;
+    starts[0] = 0;
+    for start in starts.iter_mut() {
+        let count = *start;
+        *start = at;
+        at += count;
+    }
+    list.clear();
+    list.resize(at, 0);
+    let mut next = starts.clone();
+    for (term, &d) in digits.iter().enumerate() {
+        if d != 0 {
+            let bucket = d.unsigned_abs() as usize;
+            list[next[bucket]] =
+                (term as u32) << TERM_SHIFT | (bucket as u32) << 1 | u32::from(d < 0);
+            next[bucket] += 1;
+        }
+    }
+}
+
+/// Where each lane's part of a window's list begins (`bounds[l]..bounds[l + 1]`): near
+/// equal parts that never split a bucket, so that each bucket is one lane's run and its
+/// sum leaves that lane's accumulator whole.
+fn lane_bounds(starts: &[usize], len: usize, lanes: usize) -> [usize; MAX_LANES + 1] {
+    let mut bounds = [len; MAX_LANES + 1];
+    bounds[0] = 0;
+    for (lane, bound) in bounds.iter_mut().enumerate().take(lanes).skip(1) {
+        let target = len * lane / lanes;
+        // The first bucket boundary at or past the target.
+        let b = starts.partition_point(|&s| s < target);
+        *bound = starts.get(b).copied().unwrap_or(len);
+    }
+    bounds
+}
+
+/// Lane i from `rows[i]`.
+#[inline(always)]
+fn gather_affine<F: LaneField>(rows: &[&AffineLimbs<F>; MAX_LANES]) -> Affine<F> {
+    Affine {
+        y_plus_x: affine_coordinate(rows, 0),
+        y_minus_x: affine_coordinate(rows, 1),
+        xy2d: affine_coordinate(rows, 2),
+    }
+}
+
+/// Coordinate `k` of [`gather_affine`] (a function, as [`gather_coordinate`]).
+#[inline(always)]
+fn affine_coordinate<F: LaneField>(rows: &[&AffineLimbs<F>; MAX_LANES], k: usize) -> F {
+    let mut refs: [&F::Limbs; MAX_LANES] = [&rows[0][k]; MAX_LANES];
+    for (lane, r) in refs.iter_mut().enumerate().take(F::LANES).skip(1) {
+        *r = &rows[lane][k];
+    }
+    F::from_lane_limbs(&refs[..F::LANES])
+}
+
+/// Lanes `mask` of `p` into `rows[buckets[lane]]`, through `staged` (the lanes' rows
+/// are stored whole from the registers, then the chosen ones copied).
+#[inline(always)]
+fn flush<F: LaneField>(
+    p: &Extended<F>,
+    mask: u8,
+    buckets: &[u32; MAX_LANES],
+    rows: &mut [Row<F>],
+    staged: &mut [Row<F>; MAX_LANES],
+) {
+    for (k, coordinate) in [p.x, p.y, p.z, p.t].iter().enumerate() {
+        coordinate.store_lane_lines(
+            staged
+                .iter_mut()
+                .take(F::LANES)
+                .enumerate()
+                .map(|(lane, row)| (lane, &mut row[k])),
+        );
+    }
+    for lane in lanes_in::<F>(mask) {
+        rows[buckets[lane] as usize] = staged[lane];
+    }
+}
+
+/// Each bucket's sum for one window into `rows` (a bucket without points keeps its
+/// row): lane l adds the points of its part of the window's `list` into an accumulator
+/// that stays in registers, one bucket after another, and stores it when its bucket
+/// ends. `point(term)` is a term's row; `identity` the affine identity's, added by a
+/// lane whose part has ended while others run.
+#[inline(always)]
+fn fill_window<'p, F: LaneField>(
+    list: &[Entry],
+    bounds: &[usize; MAX_LANES + 1],
+    point: impl Fn(usize) -> &'p AffineLimbs<F>,
+    identity: &'p AffineLimbs<F>,
+    rows: &mut [Row<F>],
+) {
+    let lanes = F::LANES;
+    let steps = (0..lanes)
+        .map(|l| bounds[l + 1] - bounds[l])
+        .max()
+        .unwrap_or(0);
+    let mut acc = Extended::<F>::identity();
+    let mut staged = [rows[0]; MAX_LANES];
+    let mut current = [0u32; MAX_LANES];
+    let mut started = 0u8;
+    for step in 0..steps {
+        let mut addend = [identity; MAX_LANES];
+        let (mut negate, mut fresh) = (0u8, 0u8);
+        let mut next = current;
+        for lane in 0..lanes {
+            let at = bounds[lane] + step;
+            if at < bounds[lane + 1] {
+                let entry = list[at];
+                let bucket = entry >> 1 & BUCKET_MASK;
+                negate |= ((entry & 1) as u8) << lane;
+                fresh |= u8::from(bucket != current[lane]) << lane;
+                next[lane] = bucket;
+                addend[lane] = point((entry >> TERM_SHIFT) as usize);
+            }
+        }
+        if fresh != 0 {
+            if fresh & started != 0 {
+                flush(&acc, fresh & started, &current, rows, &mut staged);
+            }
+            let identity = Extended::<F>::identity();
+            acc = Extended {
+                x: F::select(fresh, &identity.x, &acc.x),
+                y: F::select(fresh, &identity.y, &acc.y),
+                z: F::select(fresh, &identity.z, &acc.z),
+                t: F::select(fresh, &identity.t, &acc.t),
+            };
+            started |= fresh;
+        }
+        acc.add_assign_affine_point(&gather_affine(&addend), negate);
+        current = next;
+    }
+    if started != 0 {
+        flush(&acc, started, &current, rows, &mut staged);
+    }
 }
 
 /// Whether Σ scalars[i]·points[i] over `full` and `short` has small order
@@ -163,22 +293,42 @@ pub(super) fn sum_has_small_order<F: LaneField>(
     debug_assert_eq!(short.points.len(), short.scalars.len());
     let lanes = F::LANES;
     let (n_full, n_short) = (full.points.len(), short.points.len());
+    let n = n_full + n_short;
+    assert!(
+        n < 1 << (32 - TERM_SHIFT),
+        "too many terms for a bucket entry"
+    );
     let bits = window_bits(n_full, n_short, lanes);
     let (w_full, w_short) = (windows(FULL_BITS, bits), windows(SHORT_BITS, bits));
-    // Row i of `digits` is term i's (full terms first), w_full wide; a short
-    // scalar's windows above w_short stay zero.
-    let mut digits = vec![0i16; (n_full + n_short) * w_full];
-    let scalars = full.scalars.iter().chain(short.scalars);
-    for (i, (scalar, row)) in scalars.zip(digits.chunks_mut(w_full)).enumerate() {
+    // digits[w·n + i]: term i's digit in window w (full terms first); a short scalar's
+    // windows above w_short stay zero, and its terms are left out of those windows.
+    let mut digits = vec![0i16; w_full * n];
+    let mut scalar_digits = [0i16; MAX_WINDOWS];
+    for (i, scalar) in full.scalars.iter().chain(short.scalars).enumerate() {
         let w = if i < n_full { w_full } else { w_short };
-        signed_digits(scalar, bits, &mut row[..w]);
+        signed_digits(scalar, bits, &mut scalar_digits[..w]);
+        for (window, &d) in scalar_digits[..w].iter().enumerate() {
+            digits[window * n + i] = d;
+        }
     }
 
     let identity = Extended::<F>::identity();
     let identity_row: Row<F> =
         [identity.x, identity.y, identity.z, identity.t].map(|f| Line(f.lane_limbs(0)));
-    // Lane i's bucket d is row d of `buckets[i]` (bucket 0 takes the zero digits'
-    // additions and is never read).
+    let identity_affine: AffineLimbs<F> = [
+        F::one().lane_limbs(0),
+        F::one().lane_limbs(0),
+        F::zero().lane_limbs(0),
+    ];
+    let point = |term: usize| {
+        if term < n_full {
+            &full.points[term]
+        } else {
+            &short.points[term - n_full]
+        }
+    };
+    // Lane i's bucket d is row d of `buckets[i]` while its window's buckets are summed
+    // (bucket 0 is never read).
     let buckets_per_lane = (1 << (bits - 1)) + 1;
     let mut buckets: LaneRows<F> = core::array::from_fn(|lane| {
         if lane < lanes {
@@ -187,22 +337,27 @@ pub(super) fn sum_has_small_order<F: LaneField>(
             Vec::new()
         }
     });
+    let (mut starts, mut list) = (Vec::new(), Vec::new());
     let vectors = w_full.div_ceil(lanes);
     // Window g·lanes + i's sum is lane i of `window_sums[g]`.
     let mut window_sums = Vec::with_capacity(vectors);
     for g in 0..vectors {
-        let first = g * lanes;
-        // Above the short scalars' top window only the full terms have digits.
-        let short_points = if first < w_short { short.points } else { &[] };
-        for lane_buckets in &mut buckets[..lanes] {
+        for (slot, lane_buckets) in buckets[..lanes].iter_mut().enumerate() {
             lane_buckets.fill(identity_row);
-        }
-        let points = full.points.iter().chain(short_points);
-        for (point, digits) in points.zip(digits.chunks(w_full)) {
-            let (at, negate) = bucket_slots(digits, first, lanes);
-            let mut bucket = gather::<F>(&buckets, &at);
-            bucket.add_assign_affine_point(&broadcast(point), negate);
-            scatter(&bucket, &mut buckets, &at);
+            let w = g * lanes + slot;
+            if w >= w_full {
+                continue;
+            }
+            // Above the short scalars' top window only the full terms have digits.
+            let terms = if w < w_short { n } else { n_full };
+            sort_by_bucket(
+                &digits[w * n..w * n + terms],
+                buckets_per_lane - 1,
+                &mut starts,
+                &mut list,
+            );
+            let bounds = lane_bounds(&starts, list.len(), lanes);
+            fill_window::<F>(&list, &bounds, point, &identity_affine, lane_buckets);
         }
         // Σ d·bucket_d = Σ over d of (the buckets from d up), top down.
         let mut running = identity;
@@ -356,7 +511,9 @@ mod tests {
 
     /// Against curve25519-dalek: Σ nᵢPᵢ + Q has small order exactly when Q is −Σ nᵢPᵢ
     /// plus a torsion point, for points with torsion components and scalars of both sizes.
-    fn matches_dalek<F: LaneField>() {
+    /// With `repeated`, every full scalar is one value and every short one another: each
+    /// window's points all fall in one bucket, one lane's part, the others idle.
+    fn matches_dalek<F: LaneField>(repeated: bool) {
         let c = Constants::<F>::new();
         let mut rng = ChaCha20Rng::seed_from_u64(5);
         let mut scalar = |bits: u32| {
@@ -376,10 +533,15 @@ mod tests {
         for (full, short) in [(1, 0), (3, 2), (2, 60), (20, 40), (150, 300), (600, 600)] {
             let mut points = Vec::new();
             let mut scalars = Vec::new();
+            let (one_full, one_short) = (scalar(253), scalar(127));
             for i in 0..full + short {
                 let p = B * scalar(253) + EIGHT_TORSION[i % 8];
                 points.push(p);
-                scalars.push(scalar(if i < full { 253 } else { 127 }));
+                scalars.push(match (repeated, i < full) {
+                    (true, true) => one_full,
+                    (true, false) => one_short,
+                    (false, is_full) => scalar(if is_full { 253 } else { 127 }),
+                });
             }
             let sum: EdwardsPoint = points.iter().zip(&scalars).map(|(p, n)| p * n).sum();
             for (q, holds) in [
@@ -410,14 +572,66 @@ mod tests {
 
     #[test]
     fn sums_match_dalek_on_every_field() {
-        matches_dalek::<crate::ed25519::field::portable::Fe1>();
-        #[cfg(target_arch = "x86_64")]
-        {
-            if crate::ed25519::lanes::avx2::supported() {
-                matches_dalek::<crate::ed25519::field::avx2::Fe4>();
+        for repeated in [false, true] {
+            matches_dalek::<crate::ed25519::field::portable::Fe1>(repeated);
+            #[cfg(target_arch = "x86_64")]
+            {
+                if crate::ed25519::lanes::avx2::supported() {
+                    matches_dalek::<crate::ed25519::field::avx2::Fe4>(repeated);
+                }
+                if crate::ed25519::lanes::avx512::supported() {
+                    matches_dalek::<crate::ed25519::field::avx512::Fe8>(repeated);
+                }
             }
-            if crate::ed25519::lanes::avx512::supported() {
-                matches_dalek::<crate::ed25519::field::avx512::Fe8>();
+        }
+    }
+
+    /// A window's list is in bucket order with each entry's term, bucket and sign; the
+    /// lanes' parts cover it, in order, each starting at a bucket boundary, and differ
+    /// in length by at most the largest bucket.
+    #[test]
+    fn lists_sort_by_bucket_and_parts_keep_buckets_whole() {
+        let mut rng = ChaCha20Rng::seed_from_u64(9);
+        let (mut starts, mut list) = (Vec::new(), Vec::new());
+        for (n, half) in [
+            (1usize, 8usize),
+            (129, 8),
+            (2049, 128),
+            (8193, 256),
+            (40, 2),
+        ] {
+            let digits: Vec<i16> = (0..n)
+                .map(|_| (rng.next_u32() % (2 * half as u32 + 1)) as i16 - half as i16)
+                .collect();
+            sort_by_bucket(&digits, half, &mut starts, &mut list);
+            assert_eq!(list.len(), digits.iter().filter(|&&d| d != 0).count());
+            let mut seen = vec![false; n];
+            for (at, &e) in list.iter().enumerate() {
+                let (term, bucket) = ((e >> TERM_SHIFT) as usize, (e >> 1 & BUCKET_MASK) as usize);
+                let d = digits[term];
+                assert_eq!((bucket, e & 1 == 1), (d.unsigned_abs() as usize, d < 0));
+                assert!(
+                    (starts[bucket]..starts.get(bucket + 1).copied().unwrap_or(list.len()))
+                        .contains(&at)
+                );
+                assert!(!std::mem::replace(&mut seen[term], true));
+            }
+            let largest = (1..=half)
+                .map(|b| starts.get(b + 1).copied().unwrap_or(list.len()) - starts[b])
+                .max()
+                .unwrap();
+            for lanes in [1, 4, 8] {
+                let bounds = lane_bounds(&starts, list.len(), lanes);
+                assert_eq!((bounds[0], bounds[lanes]), (0, list.len()));
+                for l in 0..lanes {
+                    assert!(bounds[l] <= bounds[l + 1]);
+                    assert!(bounds[l] == list.len() || starts.contains(&bounds[l]));
+                    let part = bounds[l + 1] - bounds[l];
+                    assert!(
+                        part <= list.len().div_ceil(lanes) + largest,
+                        "{n} terms, {lanes} lanes"
+                    );
+                }
             }
         }
     }
