@@ -4,15 +4,24 @@
 //! its own AVX2 code), and which wins depends on the core: both have been measured
 //! ahead on different ones (`SchemeVerifier::PREFERENCE` for `Policy` cites them).
 //!
+//! The same measurement sets the batch equation's floor ([`batch_floor`]): the smallest
+//! work unit on which one randomized check beats checking each signature. Its fixed
+//! costs (the buckets' sums, Horner's ~254 doublings) do not shrink with the unit, the
+//! per-signature path's half-size scalars do not grow, and where they cross depends on
+//! the core: on Zen 4 the check won at 64 signatures, on Zen 5 (whose per-signature
+//! path is faster) it lost there and won from 96 (docs/results.md).
+//!
 //! The workload is fixed (valid signatures from fixed secrets under distinct keys,
 //! 32-byte messages: a validator's common case) and small enough that the measurement costs a
 //! few tens of milliseconds once per process and policy.
 
-use super::{challenge, verify_unit, Policy};
+use super::{challenge, lanes, verify_unit, verify_unit_on, Policy};
+use crate::batch_gate::BatchGate;
 use crate::item::Item;
 use crate::verdict::{Reject, Verdict};
 use crate::Backend;
 use curve25519_dalek::{EdwardsPoint, Scalar};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Signatures per timed run: one work unit, several vectors of every lane backend.
@@ -56,6 +65,73 @@ fn time_backends(
         }
     }
     Some(best)
+}
+
+/// Unit sizes at which the batch equation is timed against the per-signature path, in
+/// order ([`batch_floor`]); from the last on a unit always takes it.
+pub(crate) const FLOOR_SIZES: [usize; 4] = [32, 64, 96, 128];
+
+/// Each backend's floor (by its place in [`Backend::ALL`]), measured once per process.
+static FLOORS: [OnceLock<usize>; 3] = [const { OnceLock::new() }; 3];
+
+/// The smallest unit that takes the batch equation on `backend`: the first of
+/// [`FLOOR_SIZES`] at which it verified the workload (under `zip215`) faster than the
+/// per-signature path, else the last. Measured once per process, the first time a unit
+/// below the last size asks (a few milliseconds); verdicts never depend on it.
+pub(crate) fn batch_floor(backend: Backend) -> usize {
+    let slot = Backend::ALL.iter().position(|b| *b == backend).unwrap_or(0);
+    *FLOORS[slot].get_or_init(|| measure_floor(backend))
+}
+
+fn measure_floor(backend: Backend) -> usize {
+    let workload = Workload::new();
+    let items = workload.items();
+    let last = FLOOR_SIZES[FLOOR_SIZES.len() - 1];
+    FLOOR_SIZES[..FLOOR_SIZES.len() - 1]
+        .iter()
+        .copied()
+        .find(|&size| {
+            let (on, off) = time_batch_equation(backend, &items[..size]);
+            on < off
+        })
+        .unwrap_or(last)
+}
+
+/// The best of [`ROUNDS`] times to verify `items` in one unit on `backend` under
+/// `zip215` with the batch equation (on a fresh gate, whatever the unit's size) and
+/// without it, alternating.
+fn time_batch_equation(backend: Backend, items: &[Item<'_>]) -> (Duration, Duration) {
+    let mut out = vec![Verdict::Invalid(Reject::EquationFailed); items.len()];
+    let (mut on, mut off) = (Duration::MAX, Duration::MAX);
+    for _ in 0..ROUNDS {
+        let gate = BatchGate::new();
+        let batch = Some((&gate, Some(lanes::MIN_BATCH)));
+        let start = Instant::now();
+        verify_unit_on(
+            Policy::Zip215,
+            backend,
+            usize::MAX,
+            None,
+            batch,
+            items,
+            0,
+            &mut out,
+        );
+        on = on.min(start.elapsed());
+        let start = Instant::now();
+        verify_unit(
+            Policy::Zip215,
+            backend,
+            usize::MAX,
+            None,
+            None,
+            items,
+            0,
+            &mut out,
+        );
+        off = off.min(start.elapsed());
+    }
+    (on, off)
 }
 
 /// Valid signatures under distinct keys, from fixed secrets: a = i + 2, r = 3·i + 5,
@@ -127,6 +203,41 @@ mod tests {
             }
         }
         assert_eq!(fastest(Policy::Strict, &[Backend::Portable]), None);
+    }
+
+    /// The floor is one of the sizes timed, the same every time it is asked, and both
+    /// paths timed accept the workload.
+    #[test]
+    fn batch_floor_is_a_timed_size() {
+        let workload = Workload::new();
+        let items = workload.items();
+        for backend in Backend::ALL {
+            if !backend.is_supported_for(crate::Scheme::Ed25519(Policy::Zip215)) {
+                continue;
+            }
+            let floor = batch_floor(backend);
+            assert!(FLOOR_SIZES.contains(&floor), "{backend:?}: {floor}");
+            assert_eq!(batch_floor(backend), floor);
+            let gate = BatchGate::new();
+            let mut out = vec![Verdict::Invalid(Reject::EquationFailed); 64];
+            let batch = Some((&gate, Some(lanes::MIN_BATCH)));
+            verify_unit_on(
+                Policy::Zip215,
+                backend,
+                usize::MAX,
+                None,
+                batch,
+                &items[..64],
+                0,
+                &mut out,
+            );
+            assert!(out.iter().all(|v| *v == Verdict::Valid));
+            assert_eq!(
+                gate.stats().held,
+                1,
+                "{backend:?}: the unit took the batch equation"
+            );
+        }
     }
 
     /// A workload with one bad signature (a flipped bit in S) is not timed.

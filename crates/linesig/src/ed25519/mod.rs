@@ -85,14 +85,48 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
     start: usize,
     out: &mut [Verdict],
 ) {
+    let batch = batch.map(|gate| (gate, None));
+    verify_unit_on(
+        policy,
+        backend,
+        lanes_in_use,
+        key_cache,
+        batch,
+        items,
+        start,
+        out,
+    )
+}
+
+/// [`verify_unit`], with the batch gate beside the smallest unit that takes the batch
+/// equation: `None` for this backend's measured floor
+/// ([`calibration::batch_floor`]), which is how the engine runs; the calibration
+/// itself names one.
+#[allow(clippy::too_many_arguments)]
+fn verify_unit_on<S: ItemSource + ?Sized>(
+    policy: Policy,
+    backend: Backend,
+    lanes_in_use: usize,
+    key_cache: Option<&KeyCache>,
+    batch: Option<(&BatchGate, Option<usize>)>,
+    items: &S,
+    start: usize,
+    out: &mut [Verdict],
+) {
     let rules = policy.rules();
     let mut entries = unit_entries(items, start, out);
     let groups = key_groups(&mut entries, |e| e.public_key);
     let lanes = lanes_in_use;
     let (entries, mut groups) = match batch {
-        Some(gate) if rules.cofactored => {
-            batched(rules, backend, gate, key_cache, entries, groups, out)
-        }
+        Some((gate, floor)) if rules.cofactored => batched(
+            rules,
+            backend,
+            (gate, floor),
+            key_cache,
+            entries,
+            groups,
+            out,
+        ),
         _ => (entries, groups),
     };
     if let Some(cache) = key_cache {
@@ -123,19 +157,29 @@ pub(crate) fn verify_unit<S: ItemSource + ?Sized>(
 /// The batch equation over `groups` where the gate admits the unit and it is large enough
 /// (`lanes::batch_equation`, which reads cached keys from `cache`): it settles what it
 /// can into `out` and returns the entries left for the hot-key and per-signature paths,
-/// grouped again. The coefficients come from the
-/// operating system; where it has none to give, the unit takes the per-signature path.
+/// grouped again. Large enough: at least `floor`, or where that is `None` the
+/// backend's measured floor ([`calibration::batch_floor`]; a unit of
+/// [`calibration::FLOOR_SIZES`]' last or more never waits for it). The coefficients
+/// come from the operating system; where it has none to give, the unit takes the
+/// per-signature path.
 fn batched<'a>(
     rules: Rules,
     backend: Backend,
-    gate: &BatchGate,
+    (gate, floor): (&BatchGate, Option<usize>),
     cache: Option<&KeyCache>,
     entries: Vec<UnitEntry<'a>>,
     groups: Vec<std::ops::Range<usize>>,
     out: &mut [Verdict],
 ) -> (Vec<UnitEntry<'a>>, Vec<std::ops::Range<usize>>) {
     let count: usize = groups.iter().map(|g| g.len()).sum();
-    if count < lanes::MIN_BATCH || !gate.admit() {
+    let floor = floor.unwrap_or_else(|| {
+        if count >= calibration::FLOOR_SIZES[calibration::FLOOR_SIZES.len() - 1] {
+            lanes::MIN_BATCH
+        } else {
+            calibration::batch_floor(backend)
+        }
+    });
+    if count < floor.max(lanes::MIN_BATCH) || !gate.admit() {
         return (entries, groups);
     }
     let Ok(coefficients) = batch_coefficients::Coefficients::draw() else {
