@@ -264,11 +264,12 @@ fn every_policy_agrees_with_its_oracles() {
             .into_iter()
             .flat_map(move |b| [(p, b, true), (p, b, false)])
     }) {
+        // Units of 128: no backend's measured floor keeps them off the batch equation.
         let engine = Engine::builder()
             .scheme(Scheme::Ed25519(policy))
             .backend(backend)
             .workers(2)
-            .batch_size(64)
+            .batch_size(128)
             .batch_equation(batch_equation)
             .build()
             .unwrap();
@@ -498,8 +499,9 @@ fn units_checked_in_parts_after_failures_keep_every_verdict() {
 
 /// With the hot-key cache on, the batch equation reads cached keys from their tables
 /// (no decoding): eight keys (one of mixed order) earn tables in small units, which take
-/// the per-signature path; then a unit of those keys beside fresh ones holds on one
-/// check, and in another a bad signature by a cached key is found. Were a table's point
+/// the per-signature path; then a unit of 128 (no measured floor keeps it off the batch
+/// equation) of those keys beside fresh ones holds on one check, and in another a bad
+/// signature by a cached key is found. Were a table's point
 /// not the key's −A, the check of the honest unit would fail (held would stay 0).
 #[test]
 fn the_batch_equation_reads_cached_keys() {
@@ -523,11 +525,11 @@ fn the_batch_equation_reads_cached_keys() {
         (a_bytes, message, signature)
     };
     let warm: Vec<_> = (0..16).map(|i| sign(&mut rng, keys[i % 8])).collect();
-    // 64 items: the cached keys four times each, then 32 fresh keys.
+    // 128 items: the cached keys eight times each, then 64 fresh keys.
     let unit = |rng: &mut ChaCha20Rng| -> Vec<([u8; 32], Vec<u8>, Vec<u8>)> {
-        (0..64)
+        (0..128)
             .map(|i| {
-                let key = if i < 32 {
+                let key = if i < 64 {
                     keys[i % 8]
                 } else {
                     let a = random_scalar(rng);
@@ -551,7 +553,7 @@ fn the_batch_equation_reads_cached_keys() {
                 .scheme(Scheme::Ed25519(policy))
                 .backend(backend)
                 .workers(1)
-                .batch_size(64)
+                .batch_size(128)
                 .key_cache(64 << 20)
                 .build()
                 .unwrap();
@@ -579,7 +581,7 @@ fn the_batch_equation_reads_cached_keys() {
             let read = engine.key_cache_stats().unwrap();
             assert_eq!(
                 read.hit_signatures - warmed.hit_signatures,
-                32,
+                64,
                 "{what}: {read:?}"
             );
             assert_eq!(read.admissions, warmed.admissions, "{what}: {read:?}");

@@ -9,11 +9,16 @@
 //! digits), and the sorted list is cut into `LANES` parts at bucket boundaries: lane l
 //! adds the points of its part one after another into an accumulator that stays in
 //! registers, and stores it as its bucket's sum when the bucket ends. Each addition
-//! gathers one point per lane (three coordinates transposed), where adding one point to
-//! every lane's own bucket (lanes on windows, the point broadcast) would gather and
-//! store back four coordinates of buckets around each addition: on Zen 5 those two
-//! transpositions cost as much as the addition (docs/results.md). Parts differ in
-//! length by at most a bucket; a lane whose part has ended adds the identity.
+//! gathers one point per lane (three coordinates transposed). Parts differ in length by
+//! at most a bucket; a lane whose part has ended adds the identity.
+//!
+//! The other way, where a backend measured it faster ([`LaneField::BUCKETS_IN_REGISTERS`]
+//! false: AVX2), puts the lanes on windows: a vector's lanes hold `LANES` consecutive
+//! windows, each with its own buckets, and a point is added once per vector of windows,
+//! the same point in every lane (broadcast) into lane i's bucket |digit i| (negated
+//! where the digit is), its rows gathered before the addition and stored back after
+//! it. Lanes never contend for a bucket either way. On IFMA those two transpositions of
+//! four coordinates cost as much as the addition (Zen 5; docs/results.md).
 //!
 //! The buckets' sums then run with the lanes on windows, `LANES` windows at a time, and
 //! the window sums meet at the end by Horner's rule (c doublings per window), a chain of
@@ -46,25 +51,44 @@ const MAX_BITS: usize = 12;
 /// Windows of a full scalar at the narrowest width.
 const MAX_WINDOWS: usize = (FULL_BITS + 1).div_ceil(4);
 
-/// A bucket's sum costs about two fill additions: its rows are gathered, and the running
-/// sums add extended points, not affine ones.
+/// A bucket's sum costs about two additions of the fill in registers: its rows are
+/// gathered, and the running sums add extended points, not affine ones.
 const FOLD_WEIGHT: usize = 2;
 
-/// The window width with the least work for `full` and `short` points on `lanes` lanes:
-/// each window adds every point with a nonzero digit there, `lanes` at a time, and each
-/// vector of windows sums its 2^(c−1) buckets with two additions each.
-fn window_bits(full: usize, short: usize, lanes: usize) -> usize {
+/// The window width with the least work for `full` and `short` points on `lanes` lanes.
+/// In registers: each window adds every point with a nonzero digit there, `lanes` at a
+/// time, its longest part about half a bucket (n / 2^c points) past the mean where there
+/// are several. Broadcast: each vector of windows adds every point whose scalar reaches
+/// it. Either way each vector of windows sums its 2^(c−1) buckets with two additions
+/// each, weighed [`FOLD_WEIGHT`] fill additions in registers.
+fn window_bits(full: usize, short: usize, lanes: usize, in_registers: bool) -> usize {
     let cost = |c: usize| {
         let (w_full, w_short) = (windows(FULL_BITS, c), windows(SHORT_BITS, c));
-        let fill: usize = (0..w_full)
-            .map(|w| (full + if w < w_short { short } else { 0 }).div_ceil(lanes))
-            .sum();
-        fill + FOLD_WEIGHT * w_full.div_ceil(lanes) * (1 << c)
+        let sums = w_full.div_ceil(lanes) * (1 << c);
+        if in_registers {
+            let fill: usize = (0..w_full)
+                .map(|w| {
+                    let points = full + if w < w_short { short } else { 0 };
+                    points.div_ceil(lanes) + if lanes > 1 { points >> c } else { 0 }
+                })
+                .sum();
+            fill + FOLD_WEIGHT * sums
+        } else {
+            let fill: usize = (0..w_full.div_ceil(lanes))
+                .map(|g| full + if g * lanes < w_short { short } else { 0 })
+                .sum();
+            fill + sums
+        }
     };
-    (4..=MAX_BITS)
+    // Broadcast, a lane's buckets are stored back after every addition: past 2^9 of
+    // them (c = 10) they outgrow L2 (on AVX2, 512 bytes a row; c = 11 ran 15 % slower
+    // at 4,096 on Zen 5 than c = 8, which the count of additions alone ranks below it).
+    let widest = if in_registers { MAX_BITS } else { 10 };
+    (4..=widest)
         .min_by_key(|&c| cost(c))
         .expect("a non-empty range")
 }
+
 /// Bits `offset..offset + width` of a 256-bit little-endian integer (zero past its end).
 fn bits_at(x: &[u64; 4], offset: usize, width: usize) -> i32 {
     let (word, shift) = (offset / 64, offset % 64);
@@ -119,6 +143,44 @@ fn gather_coordinate<F: LaneField>(rows: &LaneRows<F>, at: &[usize; MAX_LANES], 
         *r = &rows[lane][at[lane]][k];
     }
     F::from_lane_lines(&refs[..F::LANES])
+}
+
+/// Lane i into `rows[i][at[i]]`.
+#[inline(always)]
+fn scatter<F: LaneField>(p: &Extended<F>, rows: &mut LaneRows<F>, at: &[usize; MAX_LANES]) {
+    for (k, coordinate) in [p.x, p.y, p.z, p.t].iter().enumerate() {
+        coordinate.store_lane_lines(
+            rows.iter_mut()
+                .zip(at)
+                .take(F::LANES)
+                .enumerate()
+                .map(|(lane, (rows, &row))| (lane, &mut rows[row][k])),
+        );
+    }
+}
+
+/// The point of `row` in every lane.
+#[inline(always)]
+fn broadcast<F: LaneField>(row: &AffineLimbs<F>) -> Affine<F> {
+    Affine {
+        y_plus_x: F::splat_limbs(&row[0]),
+        y_minus_x: F::splat_limbs(&row[1]),
+        xy2d: F::splat_limbs(&row[2]),
+    }
+}
+
+/// Each lane's bucket for one term's digits in the windows `first..first + lanes`
+/// (0 past the last window), and the lanes whose digit is negative.
+#[inline(always)]
+fn bucket_slots(digits: &[i16], first: usize, lanes: usize) -> ([usize; MAX_LANES], u8) {
+    let mut at = [0usize; MAX_LANES];
+    let mut negate = 0u8;
+    for (lane, slot) in at.iter_mut().enumerate().take(lanes) {
+        let d = digits.get(first + lane).copied().unwrap_or(0);
+        negate |= u8::from(d < 0) << lane;
+        *slot = d.unsigned_abs() as usize;
+    }
+    (at, negate)
 }
 
 /// Points beside their scalars (little-endian 64-bit limbs), one term per index.
@@ -197,27 +259,27 @@ fn affine_coordinate<F: LaneField>(rows: &[&AffineLimbs<F>; MAX_LANES], k: usize
     F::from_lane_limbs(&refs[..F::LANES])
 }
 
-/// Lanes `mask` of `p` into `rows[buckets[lane]]`, through `staged` (the lanes' rows
-/// are stored whole from the registers, then the chosen ones copied).
+/// Lanes `mask` of `p` into `rows[buckets[lane]]`, each coordinate transposed once. The
+/// lanes' buckets rise with the lane (each lane's part of a list comes after the one
+/// before it), so the rows are split off one after another.
 #[inline(always)]
-fn flush<F: LaneField>(
-    p: &Extended<F>,
-    mask: u8,
-    buckets: &[u32; MAX_LANES],
-    rows: &mut [Row<F>],
-    staged: &mut [Row<F>; MAX_LANES],
-) {
+fn flush<F: LaneField>(p: &Extended<F>, mask: u8, buckets: &[u32; MAX_LANES], rows: &mut [Row<F>]) {
+    let mut targets: [Option<(usize, &mut Row<F>)>; MAX_LANES] = Default::default();
+    let (mut rest, mut first) = (rows, 0);
+    for (target, lane) in targets.iter_mut().zip(lanes_in::<F>(mask)) {
+        let bucket = buckets[lane] as usize;
+        let (row, tail) = core::mem::take(&mut rest)[bucket - first..]
+            .split_first_mut()
+            .expect("a lane's bucket is past the one before");
+        *target = Some((lane, row));
+        (rest, first) = (tail, bucket + 1);
+    }
     for (k, coordinate) in [p.x, p.y, p.z, p.t].iter().enumerate() {
         coordinate.store_lane_lines(
-            staged
+            targets
                 .iter_mut()
-                .take(F::LANES)
-                .enumerate()
-                .map(|(lane, row)| (lane, &mut row[k])),
+                .map_while(|t| t.as_mut().map(|(lane, row)| (*lane, &mut row[k]))),
         );
-    }
-    for lane in lanes_in::<F>(mask) {
-        rows[buckets[lane] as usize] = staged[lane];
     }
 }
 
@@ -240,7 +302,6 @@ fn fill_window<'p, F: LaneField>(
         .max()
         .unwrap_or(0);
     let mut acc = Extended::<F>::identity();
-    let mut staged = [rows[0]; MAX_LANES];
     let mut current = [0u32; MAX_LANES];
     let mut started = 0u8;
     for step in 0..steps {
@@ -260,7 +321,7 @@ fn fill_window<'p, F: LaneField>(
         }
         if fresh != 0 {
             if fresh & started != 0 {
-                flush(&acc, fresh & started, &current, rows, &mut staged);
+                flush(&acc, fresh & started, &current, rows);
             }
             let identity = Extended::<F>::identity();
             acc = Extended {
@@ -275,7 +336,7 @@ fn fill_window<'p, F: LaneField>(
         current = next;
     }
     if started != 0 {
-        flush(&acc, started, &current, rows, &mut staged);
+        flush(&acc, started, &current, rows);
     }
 }
 
@@ -298,17 +359,24 @@ pub(super) fn sum_has_small_order<F: LaneField>(
         n < 1 << (32 - TERM_SHIFT),
         "too many terms for a bucket entry"
     );
-    let bits = window_bits(n_full, n_short, lanes);
+    let bits = window_bits(n_full, n_short, lanes, F::BUCKETS_IN_REGISTERS);
     let (w_full, w_short) = (windows(FULL_BITS, bits), windows(SHORT_BITS, bits));
-    // digits[w·n + i]: term i's digit in window w (full terms first); a short scalar's
-    // windows above w_short stay zero, and its terms are left out of those windows.
+    // Term i's digit in window w (full terms first): in registers at digits[w·n + i],
+    // each window's list sorted from one run; broadcast at digits[i·w_full + w], each
+    // point's windows side by side. A short scalar's windows above w_short stay zero,
+    // and its terms are left out of those windows.
     let mut digits = vec![0i16; w_full * n];
+    let (term_stride, window_stride) = if F::BUCKETS_IN_REGISTERS {
+        (1, n)
+    } else {
+        (w_full, 1)
+    };
     let mut scalar_digits = [0i16; MAX_WINDOWS];
     for (i, scalar) in full.scalars.iter().chain(short.scalars).enumerate() {
         let w = if i < n_full { w_full } else { w_short };
         signed_digits(scalar, bits, &mut scalar_digits[..w]);
         for (window, &d) in scalar_digits[..w].iter().enumerate() {
-            digits[window * n + i] = d;
+            digits[window * window_stride + i * term_stride] = d;
         }
     }
 
@@ -342,10 +410,24 @@ pub(super) fn sum_has_small_order<F: LaneField>(
     // Window g·lanes + i's sum is lane i of `window_sums[g]`.
     let mut window_sums = Vec::with_capacity(vectors);
     for g in 0..vectors {
-        for (slot, lane_buckets) in buckets[..lanes].iter_mut().enumerate() {
+        let first = g * lanes;
+        for lane_buckets in &mut buckets[..lanes] {
             lane_buckets.fill(identity_row);
-            let w = g * lanes + slot;
-            if w >= w_full {
+        }
+        if !F::BUCKETS_IN_REGISTERS {
+            // Above the short scalars' top window only the full terms have digits.
+            let terms = if first < w_short { n } else { n_full };
+            for term in 0..terms {
+                let row = &digits[term * w_full..(term + 1) * w_full];
+                let (at, negate) = bucket_slots(row, first, lanes);
+                let mut bucket = gather::<F>(&buckets, &at);
+                bucket.add_assign_affine_point(&broadcast(point(term)), negate);
+                scatter(&bucket, &mut buckets, &at);
+            }
+        }
+        for (slot, lane_buckets) in buckets[..lanes].iter_mut().enumerate() {
+            let w = first + slot;
+            if w >= w_full || !F::BUCKETS_IN_REGISTERS {
                 continue;
             }
             // Above the short scalars' top window only the full terms have digits.
@@ -638,7 +720,10 @@ mod tests {
 
     #[test]
     fn window_width_grows_with_the_batch() {
-        let (small, large) = (window_bits(64, 64, 8), window_bits(4096, 4096, 8));
-        assert!(small < large, "{small} vs {large}");
+        for in_registers in [false, true] {
+            let small = window_bits(64, 64, 8, in_registers);
+            let large = window_bits(4096, 4096, 8, in_registers);
+            assert!(small < large, "{small} vs {large}");
+        }
     }
 }
