@@ -48,8 +48,6 @@ fn windows(bits: usize, c: usize) -> usize {
 
 /// The widest window: a bucket list entry keeps the bucket (at most 2^(c−1)) in c bits.
 const MAX_BITS: usize = 12;
-/// Windows of a full scalar at the narrowest width.
-const MAX_WINDOWS: usize = (FULL_BITS + 1).div_ceil(4);
 
 /// A bucket's sum costs about two additions of the fill in registers: its rows are
 /// gathered, and the running sums add extended points, not affine ones.
@@ -89,30 +87,30 @@ fn window_bits(full: usize, short: usize, lanes: usize, in_registers: bool) -> u
         .expect("a non-empty range")
 }
 
-/// Bits `offset..offset + width` of a 256-bit little-endian integer (zero past its end).
-fn bits_at(x: &[u64; 4], offset: usize, width: usize) -> i32 {
-    let (word, shift) = (offset / 64, offset % 64);
-    let low = x.get(word).map_or(0, |w| w >> shift);
-    let high = match (shift, x.get(word + 1)) {
-        (0, _) | (_, None) => 0,
-        (_, Some(w)) => w << (64 - shift),
-    };
-    ((low | high) & ((1 << width) - 1)) as i32
-}
-
 /// The `out.len()` signed radix-2^c digits of `x` (x below 2^(out.len()·c − 1)): each in
 /// [−2^(c−1), 2^(c−1)), but the top one, which takes no carry out and may be 2^(c−1)
 /// itself (its raw bits are below 2^(c−1), plus a carry in), whose bucket exists too.
 fn signed_digits(x: &[u64; 4], c: usize, out: &mut [i16]) {
-    let (half, full) = (1i32 << (c - 1), 1i32 << c);
     let top = out.len() - 1;
     let mut carry = 0;
     for (w, digit) in out.iter_mut().enumerate() {
-        let v = bits_at(x, w * c, c) + carry;
-        carry = i32::from(v >= half && w < top);
-        *digit = (v - carry * full) as i16;
-        debug_assert!(w < top || v <= half, "the scalar needs more windows");
+        (*digit, carry) = signed_digit(x, c, w, carry, w == top);
     }
+}
+
+/// Window w's signed digit of `x` with the carry in from window w − 1, and its carry
+/// out ([`signed_digits`]; none out of the `top` window). The window's bits are cut from
+/// the two words its offset starts in, as one 128-bit value.
+#[inline(always)]
+fn signed_digit(x: &[u64; 4], c: usize, w: usize, carry: i32, top: bool) -> (i16, i32) {
+    let (half, full) = (1i32 << (c - 1), 1i32 << c);
+    let (word, shift) = (w * c / 64, w * c % 64);
+    let high = if word < 3 { x[word + 1] } else { 0 };
+    let pair = u128::from(x[word]) | u128::from(high) << 64;
+    let v = ((pair >> shift) as u64 & ((1 << c) - 1)) as i32 + carry;
+    let carry = i32::from(v >= half && !top);
+    debug_assert!(!top || v <= half, "the scalar needs more windows");
+    ((v - carry * full) as i16, carry)
 }
 
 /// One bucket's sum as stored between the fill and the running sums: X, Y, Z, T, each on
@@ -283,41 +281,54 @@ fn flush<F: LaneField>(p: &Extended<F>, mask: u8, buckets: &[u32; MAX_LANES], ro
     }
 }
 
-/// Each bucket's sum for one window into `rows` (a bucket without points keeps its
-/// row): lane l adds the points of its part of the window's `list` into an accumulator
-/// that stays in registers, one bucket after another, and stores it when its bucket
-/// ends. `point(term)` is a term's row; `identity` the affine identity's, added by a
-/// lane whose part has ended while others run.
-#[inline(always)]
-fn fill_window<'p, F: LaneField>(
+/// The lanes' parts of a window's list side by side, step by step
+/// (`out[step·lanes + lane]`), each padded to the longest with `idle`'s term (the
+/// identity) at the part's last bucket: its lane adds the identity and begins no bucket.
+fn interleave(
     list: &[Entry],
     bounds: &[usize; MAX_LANES + 1],
-    point: impl Fn(usize) -> &'p AffineLimbs<F>,
-    identity: &'p AffineLimbs<F>,
-    rows: &mut [Row<F>],
+    lanes: usize,
+    idle: u32,
+    out: &mut Vec<Entry>,
 ) {
-    let lanes = F::LANES;
     let steps = (0..lanes)
         .map(|l| bounds[l + 1] - bounds[l])
         .max()
         .unwrap_or(0);
+    out.clear();
+    out.resize(steps * lanes, 0);
+    for lane in 0..lanes {
+        let part = &list[bounds[lane]..bounds[lane + 1]];
+        let last_bucket = part.last().map_or(0, |e| e & (BUCKET_MASK << 1));
+        for (step, slot) in out.iter_mut().skip(lane).step_by(lanes).enumerate() {
+            *slot = part
+                .get(step)
+                .copied()
+                .unwrap_or(idle << TERM_SHIFT | last_bucket);
+        }
+    }
+}
+
+/// Each bucket's sum for one window into `rows` (a bucket without points keeps its
+/// row): lane l adds the points of its part of the window's list (`steps`, as
+/// [`interleave`] lays it out) into an accumulator that stays in registers, one bucket
+/// after another, and stores it when its bucket ends. `points[term]` is a term's row.
+#[inline(always)]
+fn fill_window<F: LaneField>(steps: &[Entry], points: &[&AffineLimbs<F>], rows: &mut [Row<F>]) {
+    let lanes = F::LANES;
     let mut acc = Extended::<F>::identity();
     let mut current = [0u32; MAX_LANES];
     let mut started = 0u8;
-    for step in 0..steps {
-        let mut addend = [identity; MAX_LANES];
+    for step in steps.chunks_exact(lanes) {
+        let mut addend = [points[0]; MAX_LANES];
         let (mut negate, mut fresh) = (0u8, 0u8);
         let mut next = current;
-        for lane in 0..lanes {
-            let at = bounds[lane] + step;
-            if at < bounds[lane + 1] {
-                let entry = list[at];
-                let bucket = entry >> 1 & BUCKET_MASK;
-                negate |= ((entry & 1) as u8) << lane;
-                fresh |= u8::from(bucket != current[lane]) << lane;
-                next[lane] = bucket;
-                addend[lane] = point((entry >> TERM_SHIFT) as usize);
-            }
+        for (lane, &entry) in step.iter().enumerate() {
+            let bucket = entry >> 1 & BUCKET_MASK;
+            negate |= ((entry & 1) as u8) << lane;
+            fresh |= u8::from(bucket != current[lane]) << lane;
+            next[lane] = bucket;
+            addend[lane] = points[(entry >> TERM_SHIFT) as usize];
         }
         if fresh != 0 {
             if fresh & started != 0 {
@@ -362,21 +373,32 @@ pub(super) fn sum_has_small_order<F: LaneField>(
     let bits = window_bits(n_full, n_short, lanes, F::BUCKETS_IN_REGISTERS);
     let (w_full, w_short) = (windows(FULL_BITS, bits), windows(SHORT_BITS, bits));
     // Term i's digit in window w (full terms first): in registers at digits[w·n + i],
-    // each window's list sorted from one run; broadcast at digits[i·w_full + w], each
-    // point's windows side by side. A short scalar's windows above w_short stay zero,
-    // and its terms are left out of those windows.
+    // a window at a time (each window's list sorted from one run, written in order);
+    // broadcast at digits[i·w_full + w], each point's windows side by side. A short
+    // scalar's windows above w_short stay zero, and its terms are left out of those
+    // windows.
     let mut digits = vec![0i16; w_full * n];
-    let (term_stride, window_stride) = if F::BUCKETS_IN_REGISTERS {
-        (1, n)
+    let scalars = || full.scalars.iter().chain(short.scalars);
+    if F::BUCKETS_IN_REGISTERS {
+        let mut carries = vec![0i32; n];
+        for (w, row) in digits.chunks_mut(n).enumerate() {
+            let terms = if w < w_short { n } else { n_full };
+            let top = |i: usize| w + 1 == if i < n_full { w_full } else { w_short };
+            for (i, (scalar, (digit, carry))) in scalars()
+                .zip(row.iter_mut().zip(&mut carries))
+                .enumerate()
+                .take(terms)
+            {
+                (*digit, *carry) = signed_digit(scalar, bits, w, *carry, top(i));
+            }
+        }
     } else {
-        (w_full, 1)
-    };
-    let mut scalar_digits = [0i16; MAX_WINDOWS];
-    for (i, scalar) in full.scalars.iter().chain(short.scalars).enumerate() {
-        let w = if i < n_full { w_full } else { w_short };
-        signed_digits(scalar, bits, &mut scalar_digits[..w]);
-        for (window, &d) in scalar_digits[..w].iter().enumerate() {
-            digits[window * window_stride + i * term_stride] = d;
+        for (scalar, (i, row)) in scalars().zip(digits.chunks_mut(w_full).enumerate()) {
+            signed_digits(
+                scalar,
+                bits,
+                &mut row[..if i < n_full { w_full } else { w_short }],
+            );
         }
     }
 
@@ -388,13 +410,13 @@ pub(super) fn sum_has_small_order<F: LaneField>(
         F::one().lane_limbs(0),
         F::zero().lane_limbs(0),
     ];
-    let point = |term: usize| {
-        if term < n_full {
-            &full.points[term]
-        } else {
-            &short.points[term - n_full]
-        }
-    };
+    // Every term's row, and the identity's after them (term n: an idle lane's).
+    let points: Vec<&AffineLimbs<F>> = full
+        .points
+        .iter()
+        .chain(short.points)
+        .chain([&identity_affine])
+        .collect();
     // Lane i's bucket d is row d of `buckets[i]` while its window's buckets are summed
     // (bucket 0 is never read).
     let buckets_per_lane = (1 << (bits - 1)) + 1;
@@ -405,7 +427,7 @@ pub(super) fn sum_has_small_order<F: LaneField>(
             Vec::new()
         }
     });
-    let (mut starts, mut list) = (Vec::new(), Vec::new());
+    let (mut starts, mut list, mut steps) = (Vec::new(), Vec::new(), Vec::new());
     let vectors = w_full.div_ceil(lanes);
     // Window g·lanes + i's sum is lane i of `window_sums[g]`.
     let mut window_sums = Vec::with_capacity(vectors);
@@ -421,7 +443,7 @@ pub(super) fn sum_has_small_order<F: LaneField>(
                 let row = &digits[term * w_full..(term + 1) * w_full];
                 let (at, negate) = bucket_slots(row, first, lanes);
                 let mut bucket = gather::<F>(&buckets, &at);
-                bucket.add_assign_affine_point(&broadcast(point(term)), negate);
+                bucket.add_assign_affine_point(&broadcast(points[term]), negate);
                 scatter(&bucket, &mut buckets, &at);
             }
         }
@@ -439,7 +461,8 @@ pub(super) fn sum_has_small_order<F: LaneField>(
                 &mut list,
             );
             let bounds = lane_bounds(&starts, list.len(), lanes);
-            fill_window::<F>(&list, &bounds, point, &identity_affine, lane_buckets);
+            interleave(&list, &bounds, lanes, n as u32, &mut steps);
+            fill_window::<F>(&steps, &points, lane_buckets);
         }
         // Σ d·bucket_d = Σ over d of (the buckets from d up), top down.
         let mut running = identity;
@@ -713,6 +736,19 @@ mod tests {
                         part <= list.len().div_ceil(lanes) + largest,
                         "{n} terms, {lanes} lanes"
                     );
+                }
+                // Side by side: lane l's column is its part, then the idle term at the
+                // part's last bucket.
+                let mut steps = Vec::new();
+                interleave(&list, &bounds, lanes, n as u32, &mut steps);
+                for l in 0..lanes {
+                    let part = &list[bounds[l]..bounds[l + 1]];
+                    let column: Vec<Entry> = steps.iter().skip(l).step_by(lanes).copied().collect();
+                    assert_eq!(&column[..part.len()], part);
+                    let last = part.last().map_or(0, |e| e & (BUCKET_MASK << 1));
+                    assert!(column[part.len()..]
+                        .iter()
+                        .all(|&e| e == (n as u32) << TERM_SHIFT | last));
                 }
             }
         }
