@@ -47,18 +47,27 @@ fn windows(bits: usize, c: usize) -> usize {
 }
 
 /// The widest window: a bucket list entry keeps the bucket (at most 2^(c−1)) in c bits.
-const MAX_BITS: usize = 12;
+const MAX_BITS: usize = 10;
 
-/// A bucket's sum costs about two additions of the fill in registers: its rows are
-/// gathered, and the running sums add extended points, not affine ones.
-const FOLD_WEIGHT: usize = 2;
+/// The widest window in registers: its running sums gather the buckets of eight windows
+/// at once, and at c = 9 those rows (526 KB) beside the points' (~1 MB at 4,096
+/// signatures) outgrow L2; c = 8 ran 6–8 % faster than c = 9 at 4,096 on Zen 5.
+const WIDEST_IN_REGISTERS: usize = 8;
+
+/// The widest window broadcast: a lane's buckets are stored back after every addition,
+/// and past 2^9 of them they outgrow L2 (on AVX2, 512 bytes a row; c = 11, which the
+/// count of additions ranks first at 4,096, ran 12–15 % slower than c = 8 on Zen 5).
+const WIDEST_BROADCAST: usize = 10;
 
 /// The window width with the least work for `full` and `short` points on `lanes` lanes.
 /// In registers: each window adds every point with a nonzero digit there, `lanes` at a
 /// time, its longest part about half a bucket (n / 2^c points) past the mean where there
-/// are several. Broadcast: each vector of windows adds every point whose scalar reaches
-/// it. Either way each vector of windows sums its 2^(c−1) buckets with two additions
-/// each, weighed [`FOLD_WEIGHT`] fill additions in registers.
+/// are several; a bucket's sum (two additions of extended points, its rows gathered)
+/// weighs 1.5 fill additions, the weight at which the widths chosen from 128 to 4,096
+/// signatures were the fastest measured on Zen 5 (each width forced in turn;
+/// docs/results.md). Broadcast: each vector of windows adds every point whose scalar
+/// reaches it. Either way each vector of windows sums its 2^(c−1) buckets with two
+/// additions each.
 fn window_bits(full: usize, short: usize, lanes: usize, in_registers: bool) -> usize {
     let cost = |c: usize| {
         let (w_full, w_short) = (windows(FULL_BITS, c), windows(SHORT_BITS, c));
@@ -70,7 +79,7 @@ fn window_bits(full: usize, short: usize, lanes: usize, in_registers: bool) -> u
                     points.div_ceil(lanes) + if lanes > 1 { points >> c } else { 0 }
                 })
                 .sum();
-            fill + FOLD_WEIGHT * sums
+            2 * fill + 3 * sums
         } else {
             let fill: usize = (0..w_full.div_ceil(lanes))
                 .map(|g| full + if g * lanes < w_short { short } else { 0 })
@@ -78,10 +87,11 @@ fn window_bits(full: usize, short: usize, lanes: usize, in_registers: bool) -> u
             fill + sums
         }
     };
-    // Broadcast, a lane's buckets are stored back after every addition: past 2^9 of
-    // them (c = 10) they outgrow L2 (on AVX2, 512 bytes a row; c = 11 ran 15 % slower
-    // at 4,096 on Zen 5 than c = 8, which the count of additions alone ranks below it).
-    let widest = if in_registers { MAX_BITS } else { 10 };
+    let widest = if in_registers {
+        WIDEST_IN_REGISTERS
+    } else {
+        WIDEST_BROADCAST
+    };
     (4..=widest)
         .min_by_key(|&c| cost(c))
         .expect("a non-empty range")
