@@ -28,9 +28,10 @@ pub(crate) trait LaneField: Copy {
     /// Whether the batch equation sums each bucket in one lane's registers (`msm`: a
     /// window's points sorted by bucket, a point gathered per lane) rather than with the
     /// lanes on windows (a point broadcast into each lane's bucket, gathered and stored
-    /// back around every addition). Measured per backend: in registers ran 10–15 %
-    /// faster on IFMA (Zen 5), broadcast 6–12 % faster on AVX2, whose four-lane
-    /// transpositions cost less against its dearer products (docs/results.md).
+    /// back around every addition). Measured per backend: in registers ran 8–11 %
+    /// faster on IFMA (Zen 5, medians of alternated runs) and held its speed where the
+    /// host was busy; broadcast 6–12 % faster on AVX2, whose four-lane transpositions
+    /// cost less against its dearer products (docs/results.md).
     const BUCKETS_IN_REGISTERS: bool = true;
     /// One lane's element, fully carried (each limb within its radix), for tables.
     type Limbs: Copy + Default + Send + Sync + 'static;

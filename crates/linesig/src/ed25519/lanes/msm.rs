@@ -18,7 +18,8 @@
 //! the same point in every lane (broadcast) into lane i's bucket |digit i| (negated
 //! where the digit is), its rows gathered before the addition and stored back after
 //! it. Lanes never contend for a bucket either way. On IFMA those two transpositions of
-//! four coordinates cost as much as the addition (Zen 5; docs/results.md).
+//! four coordinates cost as much as the addition (Zen 5, in one profile;
+//! docs/results.md).
 //!
 //! The buckets' sums then run with the lanes on windows, `LANES` windows at a time, and
 //! the window sums meet at the end by Horner's rule (c doublings per window), a chain of
