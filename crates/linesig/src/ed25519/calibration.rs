@@ -104,19 +104,8 @@ fn time_batch_equation(backend: Backend, items: &[Item<'_>]) -> (Duration, Durat
     let mut out = vec![Verdict::Invalid(Reject::EquationFailed); items.len()];
     let (mut on, mut off) = (Duration::MAX, Duration::MAX);
     for _ in 0..ROUNDS {
-        let gate = BatchGate::new();
-        let batch = Some((&gate, Some(lanes::MIN_BATCH)));
         let start = Instant::now();
-        verify_unit_on(
-            Policy::Zip215,
-            backend,
-            usize::MAX,
-            None,
-            batch,
-            items,
-            0,
-            &mut out,
-        );
+        on_batch_equation(backend, &BatchGate::new(), items, &mut out);
         on = on.min(start.elapsed());
         let start = Instant::now();
         verify_unit(
@@ -132,6 +121,22 @@ fn time_batch_equation(backend: Backend, items: &[Item<'_>]) -> (Duration, Durat
         off = off.min(start.elapsed());
     }
     (on, off)
+}
+
+/// `items` as one unit under `zip215` on `backend` through the batch equation, on
+/// `gate`, whatever the unit's size.
+fn on_batch_equation(backend: Backend, gate: &BatchGate, items: &[Item<'_>], out: &mut [Verdict]) {
+    let batch = Some((gate, Some(lanes::MIN_BATCH)));
+    verify_unit_on(
+        Policy::Zip215,
+        backend,
+        usize::MAX,
+        None,
+        batch,
+        items,
+        0,
+        out,
+    );
 }
 
 /// Valid signatures under distinct keys, from fixed secrets: a = i + 2, r = 3·i + 5,
@@ -220,17 +225,7 @@ mod tests {
             assert_eq!(batch_floor(backend), floor);
             let gate = BatchGate::new();
             let mut out = vec![Verdict::Invalid(Reject::EquationFailed); 64];
-            let batch = Some((&gate, Some(lanes::MIN_BATCH)));
-            verify_unit_on(
-                Policy::Zip215,
-                backend,
-                usize::MAX,
-                None,
-                batch,
-                &items[..64],
-                0,
-                &mut out,
-            );
+            on_batch_equation(backend, &gate, &items[..64], &mut out);
             assert!(out.iter().all(|v| *v == Verdict::Valid));
             assert_eq!(
                 gate.stats().held,
