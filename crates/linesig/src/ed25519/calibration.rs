@@ -68,16 +68,19 @@ fn time_backends(
 }
 
 /// Unit sizes at which the batch equation is timed against the per-signature path, in
-/// order ([`batch_floor`]); from the last on a unit always takes it.
-pub(crate) const FLOOR_SIZES: [usize; 4] = [32, 64, 96, 128];
+/// order ([`batch_floor`]).
+const FLOOR_SIZES: [usize; 3] = [32, 64, 96];
+/// The floor where the check won at none of [`FLOOR_SIZES`]: a unit this large or
+/// larger always takes the batch equation, and never waits for the measurement.
+pub(crate) const FLOOR_CEILING: usize = 128;
 
 /// Each backend's floor (by its place in [`Backend::ALL`]), measured once per process.
 static FLOORS: [OnceLock<usize>; 3] = [const { OnceLock::new() }; 3];
 
 /// The smallest unit that takes the batch equation on `backend`: the first of
 /// [`FLOOR_SIZES`] at which it verified the workload (under `zip215`) faster than the
-/// per-signature path, else the last. Measured once per process, the first time a unit
-/// below the last size asks (a few milliseconds); verdicts never depend on it.
+/// per-signature path, else [`FLOOR_CEILING`]. Measured once per process, the first
+/// time a unit below the ceiling asks (a few milliseconds); verdicts never depend on it.
 pub(crate) fn batch_floor(backend: Backend) -> usize {
     let slot = Backend::ALL.iter().position(|b| *b == backend).unwrap_or(0);
     *FLOORS[slot].get_or_init(|| measure_floor(backend))
@@ -86,15 +89,13 @@ pub(crate) fn batch_floor(backend: Backend) -> usize {
 fn measure_floor(backend: Backend) -> usize {
     let workload = Workload::new();
     let items = workload.items();
-    let last = FLOOR_SIZES[FLOOR_SIZES.len() - 1];
-    FLOOR_SIZES[..FLOOR_SIZES.len() - 1]
-        .iter()
-        .copied()
+    FLOOR_SIZES
+        .into_iter()
         .find(|&size| {
             let (on, off) = time_batch_equation(backend, &items[..size]);
             on < off
         })
-        .unwrap_or(last)
+        .unwrap_or(FLOOR_CEILING)
 }
 
 /// The best of [`ROUNDS`] times to verify `items` in one unit on `backend` under
@@ -221,7 +222,10 @@ mod tests {
                 continue;
             }
             let floor = batch_floor(backend);
-            assert!(FLOOR_SIZES.contains(&floor), "{backend:?}: {floor}");
+            assert!(
+                FLOOR_SIZES.contains(&floor) || floor == FLOOR_CEILING,
+                "{backend:?}: {floor}"
+            );
             assert_eq!(batch_floor(backend), floor);
             let gate = BatchGate::new();
             let mut out = vec![Verdict::Invalid(Reject::EquationFailed); 64];

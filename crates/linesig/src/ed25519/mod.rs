@@ -159,7 +159,7 @@ fn verify_unit_on<S: ItemSource + ?Sized>(
 /// can into `out` and returns the entries left for the hot-key and per-signature paths,
 /// grouped again. Large enough: at least `floor`, or where that is `None` the
 /// backend's measured floor ([`calibration::batch_floor`]; a unit of
-/// [`calibration::FLOOR_SIZES`]' last or more never waits for it). The coefficients
+/// [`calibration::FLOOR_CEILING`] or more never waits for it). The coefficients
 /// come from the operating system; where it has none to give, the unit takes the
 /// per-signature path.
 fn batched<'a>(
@@ -173,7 +173,7 @@ fn batched<'a>(
 ) -> (Vec<UnitEntry<'a>>, Vec<std::ops::Range<usize>>) {
     let count: usize = groups.iter().map(|g| g.len()).sum();
     let floor = floor.unwrap_or_else(|| {
-        if count >= calibration::FLOOR_SIZES[calibration::FLOOR_SIZES.len() - 1] {
+        if count >= calibration::FLOOR_CEILING {
             lanes::MIN_BATCH
         } else {
             calibration::batch_floor(backend)

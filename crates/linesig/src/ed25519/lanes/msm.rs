@@ -47,7 +47,8 @@ fn windows(bits: usize, c: usize) -> usize {
     (bits + 1).div_ceil(c)
 }
 
-/// The widest window: a bucket list entry keeps the bucket (at most 2^(c−1)) in c bits.
+/// Bits of a bucket list entry's bucket field: room for |digit| ≤ 2^(c−1) up to c = 10
+/// (the fill in registers stops at [`WIDEST_IN_REGISTERS`]).
 const MAX_BITS: usize = 10;
 
 /// The widest window in registers: its running sums gather the buckets of eight windows
@@ -390,15 +391,17 @@ pub(super) fn sum_has_small_order<F: LaneField>(
     // windows.
     let mut digits = vec![0i16; w_full * n];
     let scalars = || full.scalars.iter().chain(short.scalars);
+    // The terms with digits in window w: above the short scalars' top window, the full
+    // ones only.
+    let terms_in = |w: usize| if w < w_short { n } else { n_full };
     if F::BUCKETS_IN_REGISTERS {
         let mut carries = vec![0i32; n];
         for (w, row) in digits.chunks_mut(n).enumerate() {
-            let terms = if w < w_short { n } else { n_full };
             let top = |i: usize| w + 1 == if i < n_full { w_full } else { w_short };
             for (i, (scalar, (digit, carry))) in scalars()
                 .zip(row.iter_mut().zip(&mut carries))
                 .enumerate()
-                .take(terms)
+                .take(terms_in(w))
             {
                 (*digit, *carry) = signed_digit(scalar, bits, w, *carry, top(i));
             }
@@ -447,33 +450,30 @@ pub(super) fn sum_has_small_order<F: LaneField>(
         for lane_buckets in &mut buckets[..lanes] {
             lane_buckets.fill(identity_row);
         }
-        if !F::BUCKETS_IN_REGISTERS {
-            // Above the short scalars' top window only the full terms have digits.
-            let terms = if first < w_short { n } else { n_full };
-            for term in 0..terms {
+        if F::BUCKETS_IN_REGISTERS {
+            for (slot, lane_buckets) in buckets[..lanes].iter_mut().enumerate() {
+                let w = first + slot;
+                if w >= w_full {
+                    break;
+                }
+                sort_by_bucket(
+                    &digits[w * n..w * n + terms_in(w)],
+                    buckets_per_lane - 1,
+                    &mut starts,
+                    &mut list,
+                );
+                let bounds = lane_bounds(&starts, list.len(), lanes);
+                interleave(&list, &bounds, lanes, n as u32, &mut steps);
+                fill_window::<F>(&steps, &points, lane_buckets);
+            }
+        } else {
+            for term in 0..terms_in(first) {
                 let row = &digits[term * w_full..(term + 1) * w_full];
                 let (at, negate) = bucket_slots(row, first, lanes);
                 let mut bucket = gather::<F>(&buckets, &at);
                 bucket.add_assign_affine_point(&broadcast(points[term]), negate);
                 scatter(&bucket, &mut buckets, &at);
             }
-        }
-        for (slot, lane_buckets) in buckets[..lanes].iter_mut().enumerate() {
-            let w = first + slot;
-            if w >= w_full || !F::BUCKETS_IN_REGISTERS {
-                continue;
-            }
-            // Above the short scalars' top window only the full terms have digits.
-            let terms = if w < w_short { n } else { n_full };
-            sort_by_bucket(
-                &digits[w * n..w * n + terms],
-                buckets_per_lane - 1,
-                &mut starts,
-                &mut list,
-            );
-            let bounds = lane_bounds(&starts, list.len(), lanes);
-            interleave(&list, &bounds, lanes, n as u32, &mut steps);
-            fill_window::<F>(&steps, &points, lane_buckets);
         }
         // Σ d·bucket_d = Σ over d of (the buckets from d up), top down.
         let mut running = identity;
