@@ -22,6 +22,7 @@
 
 use super::ladder::{entries as table_entries, finish, Ladder, LadderSteps};
 use super::point::{decompress, Affine, AffineLimbs, Constants, Extended, NarrowRow};
+use super::prefetch::prefetch;
 use super::scalar::{lane_digits, LaneDigits};
 use super::{decode_keys, prepare_jobs, Job};
 use crate::ed25519::field::{lanes_in, LaneField, MAX_LANES};
@@ -453,26 +454,6 @@ fn sum_chunks<F: LaneField>(
 
 /// How many additions ahead rows are prefetched.
 const PREFETCH_AHEAD: usize = 4;
-
-/// Ask for the cache lines at `row`'s start and every 64 bytes on (a hint: it changes no
-/// result). A key row is one whole line; a base row is 120 bytes on IFMA and starts at
-/// any multiple of 8, so six in eight straddle three lines and this asks for two of them
-/// (asking for the third too measured slower on Zen 4; docs/results.md).
-#[inline(always)]
-fn prefetch<T>(row: &T) {
-    #[cfg(target_arch = "x86_64")]
-    for offset in (0..size_of::<T>()).step_by(64) {
-        // SAFETY: a prefetch never faults and reads nothing architecturally; the
-        // address lies inside `row`.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                (row as *const T).cast::<i8>().add(offset),
-            )
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = row;
-}
 
 #[cfg(test)]
 mod tests {
