@@ -9,7 +9,7 @@ use super::point::{
 };
 #[cfg(any(test, feature = "profile"))]
 use super::scalar::lane_digits;
-use super::scalar::{window_major, LaneDigits};
+use super::scalar::LaneDigits;
 use super::tables::{BaseRadix, BaseTables, Table};
 use super::{scalar, set_verdicts, HalfJob, Job, LaneJob};
 use crate::ed25519::field::{LaneField, MAX_LANES};
@@ -157,21 +157,13 @@ pub(super) fn sum_chunk<F: LaneField>(
 }
 
 /// Signed radix-16 digits of ±`scalar(job)` for each lane (a ragged chunk repeats its
-/// last job), as [`lane_digits`].
+/// last job), window-major.
 #[inline(always)]
 pub(super) fn signed_lane_digits<F: LaneField>(
     chunk: &[HalfJob],
     scalar: impl Fn(&HalfJob) -> (&[u8; 32], bool),
 ) -> LaneDigits<64> {
-    window_major::<F, 64>(|lane| {
-        let (magnitude, negative) = scalar(&chunk[lane.min(chunk.len() - 1)]);
-        let digits = scalar::signed_digits::<4, 64>(magnitude);
-        if negative {
-            digits.map(|d| -d)
-        } else {
-            digits
-        }
-    })
+    scalar::signed_lane_digits::<F, 4, 64>(|lane| scalar(&chunk[lane.min(chunk.len() - 1)]))
 }
 
 /// Windows the loop needs for these digits: one past the highest window with a
