@@ -128,7 +128,7 @@ fn halve(k: &Scalar, s: &Scalar) -> HalfScalars {
 fn finish(k: &[u8; 32], s: &[u8; 32], k_limbs: &U256, pair: Option<(U256, U256)>) -> HalfScalars {
     if let Some((c, d)) = pair {
         let d_negative = is_negative(&d);
-        let d_magnitude = if d_negative { negate(&d) } else { d };
+        let d_magnitude = magnitude(&d);
         // c ≡ d·k (mod 8L), checked mod L and mod 8 (coprime; two's complement agrees
         // with d mod 2^64, hence mod 8), and d odd; e = −d·S mod L.
         let mod_8 = c[0].wrapping_sub(d[0].wrapping_mul(k_limbs[0])) & 7 == 0;
@@ -218,6 +218,15 @@ struct Walk {
     tv: U256,
 }
 
+/// |x| for a two's complement x.
+fn magnitude(x: &U256) -> U256 {
+    if is_negative(x) {
+        negate(x)
+    } else {
+        *x
+    }
+}
+
 /// The walk's (v, tv) if tv is odd; else the shortest (u − j·v, tu − j·tv), all odd
 /// (consecutive cofactors are coprime). As j grows, c = u − j·v shrinks and
 /// |d| = |tu| + j·|tv| grows (consecutive cofactors alternate in sign), so the
@@ -233,7 +242,6 @@ fn shortest_odd(w: &Walk) -> (U256, U256) {
     if w.v == [0; 4] {
         return (w.u, w.tu);
     }
-    let magnitude = |x: &U256| if is_negative(x) { negate(x) } else { *x };
     let approx = |x: &U256| {
         x.iter()
             .rev()
