@@ -17,14 +17,18 @@ pub(crate) type LaneDigits<const N: usize> = [[i16; MAX_LANES]; N];
 /// of y = x + K are in [0, 2^W), and x = y − K = Σ_(i<N−1) (y_i − h)·2^(W·i) + y_top·
 /// 2^(W·(N−1)); one 256-bit addition does every carry of the recoding. The top digit is
 /// x's top bits plus at most one carry, hence within the bounds above.
+///
+/// `y(j)` reads word j: the lane path passes word j of one lane of a word-major block,
+/// so that the window's word index, the same in every lane, selects one row of words
+/// and the loop over the lanes is a few vector instructions.
 #[inline(always)]
-fn digit<const W: u32, const N: usize>(y: &[u64; 4], i: usize) -> i16 {
+fn digit<const W: u32, const N: usize>(y: impl Fn(usize) -> u64, i: usize) -> i16 {
     debug_assert!(W <= 15 && W as usize * N >= 255);
     let bit = i * W as usize;
     let (word, shift) = (bit / 64, bit % 64);
-    let mut v = y[word] >> shift;
+    let mut v = y(word) >> shift;
     if shift + W as usize > 64 && word + 1 < 4 {
-        v |= y[word + 1] << (64 - shift);
+        v |= y(word + 1) << (64 - shift);
     }
     if i < N - 1 {
         (v & ((1 << W) - 1)) as i16 - (1 << (W - 1))
@@ -37,7 +41,7 @@ fn digit<const W: u32, const N: usize>(y: &[u64; 4], i: usize) -> i16 {
 #[cfg(test)]
 pub(crate) fn signed_digits<const W: u32, const N: usize>(x: &[u8; 32]) -> [i16; N] {
     let y = add_halves::<W, N>(x);
-    core::array::from_fn(|i| digit::<W, N>(&y, i))
+    core::array::from_fn(|i| digit::<W, N>(|j| y[j], i))
 }
 
 /// K of [`digit`]: 2^(W−1) at every digit position below the top, as four
@@ -105,8 +109,7 @@ pub(super) fn signed_lane_digits<'x, F: LaneField, const W: u32, const N: usize>
     let mut out = [[0; MAX_LANES]; N];
     for (i, row) in out.iter_mut().enumerate() {
         for lane in 0..F::LANES {
-            let y = core::array::from_fn(|j| words[j][lane]);
-            let d = digit::<W, N>(&y, i);
+            let d = digit::<W, N>(|j| words[j][lane], i);
             row[lane] = (d ^ flip[lane]) - flip[lane];
         }
     }
