@@ -73,6 +73,7 @@ pub(crate) trait LaneField: Copy {
     /// a chain of squarings is bound by the multiplier's latency, and interleaving
     /// fills the gaps (two decodings cost little more than one). A backend whose
     /// products run out of line overrides it with one kernel for the whole loop.
+    #[inline(always)]
     fn pow2k_each<const N: usize>(x: &[Self; N], k: u32) -> [Self; N] {
         let mut x = *x;
         for _ in 0..k {
@@ -84,8 +85,15 @@ pub(crate) trait LaneField: Copy {
     }
     /// `a[i]·b[i]` for each of `N` pairs (as [`LaneField::pow2k_each`], one kernel where
     /// the backend's products run out of line).
+    #[inline(always)]
     fn mul_each<const N: usize>(a: &[Self; N], b: &[Self; N]) -> [Self; N] {
-        core::array::from_fn(|i| a[i].mul(&b[i]))
+        // A loop, not `core::array::from_fn`: a closure left out of line is compiled
+        // without the caller's target features.
+        let mut out = *a;
+        for (out, b) in out.iter_mut().zip(b) {
+            *out = out.mul(b);
+        }
+        out
     }
     /// The product, its body compiled into the caller where the backend's [`mul`] runs
     /// out of line: for the few hot loops small enough to hold several copies (each is a

@@ -184,7 +184,13 @@ pub(super) fn windows_needed(radix: BaseRadix, digits: &[&LaneDigits<64>]) -> us
 
 /// [d]R + [c]A + [e]B for up to `F::LANES` jobs at once; `r_tables` holds each lane's
 /// multiples 0..8 of R.
-#[inline(always)]
+///
+/// Out of line, one function per backend, compiled without its target features: the
+/// IFMA point steps run in their own kernels either way, and AVX2's inlined steps call
+/// its field products, which LLVM keeps out of line there too. Inlined into the unit's
+/// kernel, the AVX2 loop ran 8–10 % slower on Zen 5 (more of its elements spilled);
+/// the IFMA loop ran no faster (docs/results.md).
+#[inline(never)]
 pub(super) fn half_sum_chunk<F: LaneField>(
     ladder: Ladder<'_, impl LadderSteps<F>, BaseTables<F>>,
     tables: &[Table<F>],

@@ -60,7 +60,7 @@ use point::{decompress_many, Constants, Extended};
 use prefetch::prefetch;
 use stage::StageClock;
 use std::ops::Range;
-use tables::{build_tables, multiples, store_tables, BaseTables, Table};
+use tables::{tabulate_multiples, BaseTables, Table};
 
 pub(crate) use backends::portable;
 #[cfg(target_arch = "x86_64")]
@@ -329,7 +329,10 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock, const KEY_VECTORS: u
     clock: &mut C,
     run: &mut impl RunReady<F, J>,
 ) {
-    let mut tables: Vec<Table<F>> = Vec::with_capacity(to_decode.len());
+    // Every lane of every pass gets a table (lanes whose key is rejected or past the
+    // end too: tabulating them costs nothing more, and no job points to them).
+    let per_pass = KEY_VECTORS * F::LANES;
+    let mut tables: Vec<Table<F>> = Vec::with_capacity(to_decode.len().next_multiple_of(per_pass));
     let mut table_of = vec![u32::MAX; to_decode.len()];
     let mut ready: Vec<J> = Vec::with_capacity(batch + 2 * F::LANES);
     let mut jobs = jobs.into_iter().peekable();
@@ -337,34 +340,33 @@ fn with_key_tables<F: LaneField, J: LaneJob, C: StageClock, const KEY_VECTORS: u
     // interleave: a square root alone costs far more than in a three-way interleave;
     // four-way measured a little faster again on IFMA, while AVX2's four-way spills and
     // runs slower than three-way (docs/results.md).
-    for (n, chunk) in to_decode.chunks(KEY_VECTORS * F::LANES).enumerate() {
+    for (n, chunk) in to_decode.chunks(per_pass).enumerate() {
         let decoded_keys = decode_keys::<F, KEY_VECTORS>(c, entries, chunk);
+        let minus_a: [Extended<F>; KEY_VECTORS] = core::array::from_fn(|v| decoded_keys[v].minus_a);
+        let first_table = tables.len();
+        tables.resize_with(first_table + per_pass, Default::default);
+        // Small order: the table's top entry, [8](−A), is the identity (three doublings
+        // of −A, the test otherwise, were a measurable share of a key's decoding and
+        // table).
+        let eights = tabulate_multiples(c, &minus_a, &mut tables[first_table..]);
         for (v, keys) in decoded_keys.iter().enumerate() {
             let first = v * F::LANES;
             if first >= chunk.len() {
                 break;
             }
-            let multiples = multiples(c, &keys.minus_a, 9);
-            // Small order: the table's top entry, [8](−A), is the identity (three
-            // doublings of −A, the test otherwise, were a measurable share of a key's
-            // decoding and table).
             let small = if rules.reject_small_order {
-                multiples[8].identity_mask()
+                eights[v]
             } else {
                 0
             };
-            let keep = keys.live & !small;
-            store_tables(&multiples, keep, &mut tables);
-            let mut next = tables.len() as u32 - keep.count_ones();
             let ranges = &chunk[first..chunk.len().min(first + F::LANES)];
             settle_keys(entries, ranges, keys.live, small, out, |lane| {
-                table_of[n * KEY_VECTORS * F::LANES + first + lane] = next;
-                next += 1;
+                table_of[n * per_pass + first + lane] = (first_table + first + lane) as u32;
             });
         }
         clock.lap(Some(Stage::Keys));
 
-        let decoded_up_to = (n * KEY_VECTORS * F::LANES + chunk.len()) as u32;
+        let decoded_up_to = (n * per_pass + chunk.len()) as u32;
         while let Some(mut job) = jobs.next_if(|j| j.table() < decoded_up_to) {
             let table = table_of[job.table() as usize];
             if table != u32::MAX {
@@ -397,15 +399,17 @@ fn verify_chunks<F: LaneField, const N: usize>(
     clock: &mut impl StageClock,
 ) {
     let decoded_r = decode_r::<F, _, N>(c, &chunks);
-    r_tables.clear();
-    let all_lanes = ((1u16 << F::LANES) - 1) as u8;
-    for (r, _) in &decoded_r {
-        build_tables(c, r, all_lanes, r_tables);
+    let r: [Extended<F>; N] = core::array::from_fn(|i| decoded_r[i].0);
+    // Scratch: every row is written before it is read.
+    if r_tables.len() < N * F::LANES {
+        r_tables.resize_with(N * F::LANES, Default::default);
     }
+    tabulate_multiples(c, &r, r_tables);
     clock.lap(Some(Stage::DecodeR));
-    let sums: [Extended<F>; N] = core::array::from_fn(|i| {
-        half_sum_chunk(ladder, tables, &r_tables[i * F::LANES..], chunks[i])
-    });
+    let mut sums = [Extended::<F>::identity(); N];
+    for (i, sum) in sums.iter_mut().enumerate() {
+        *sum = half_sum_chunk(ladder, tables, &r_tables[i * F::LANES..], chunks[i]);
+    }
     clock.lap(Some(Stage::Ladder));
     for ((sum, (r, decoded)), chunk) in sums.iter().zip(&decoded_r).zip(chunks) {
         check_half(rules, sum, r, *decoded, chunk, out);
@@ -501,6 +505,7 @@ impl RChecks {
 }
 
 /// The keys of up to `F::LANES` groups, decoded in lanes.
+#[derive(Clone, Copy)]
 struct DecodedKeys<F> {
     /// −A in each lane (garbage where the key did not decode).
     minus_a: Extended<F>,
@@ -521,14 +526,19 @@ fn decode_keys<F: LaneField, const N: usize>(
         .map(|group| *entries[chunk[group.min(chunk.len() - 1)].start].public_key)
         .collect();
     let decoded_vectors = decompress_many::<F, N>(c, &encodings);
-    core::array::from_fn(|v| {
+    let mut out = [DecodedKeys {
+        minus_a: Extended::identity(),
+        live: 0,
+    }; N];
+    for (v, out) in out.iter_mut().enumerate() {
         let (a, decoded) = decoded_vectors[v];
         let in_chunk = chunk.len().saturating_sub(v * F::LANES).min(F::LANES);
-        DecodedKeys {
+        *out = DecodedKeys {
             minus_a: a.neg(),
             live: ((1u16 << in_chunk) - 1) as u8 & decoded,
-        }
-    })
+        };
+    }
+    out
 }
 
 /// The verdicts of a vector of keys' groups (`ranges`, lane i the i-th): rejected where

@@ -229,18 +229,7 @@ impl<F: LaneField> Extended<F> {
     #[inline(always)]
     pub fn add_assign(&mut self, rows: &AddendRows<'_, F>, negate: u8, with_t: bool, two_z: TwoZ) {
         debug_assert!(two_z == TwoZ::FromRows || rows.affine);
-        let column = |refs: &[&F::Limbs; MAX_LANES]| F::from_lane_limbs(&refs[..F::LANES]);
-        let sum = add_signed::<F, false>(
-            self,
-            negate,
-            || column(&rows.y_plus_x),
-            || column(&rows.y_minus_x),
-            || column(&rows.t2d),
-            || match two_z {
-                TwoZ::Doubled => self.z.add(&self.z),
-                TwoZ::FromRows => self.z.mul(&column(&rows.z2)),
-            },
-        );
+        let sum = add_signed::<F, false>(self, negate, &RowsAddend { rows, two_z });
         self.assign_completed(&sum, with_t);
     }
 
@@ -264,15 +253,7 @@ impl<F: LaneField> Extended<F> {
         let v_rows: [&[u64; 4]; MAX_LANES] = core::array::from_fn(|i| &row(i)[1]);
         let u = F::from_packed(&u_rows[..F::LANES]);
         let v = F::from_packed(&v_rows[..F::LANES]);
-        let two_z = self.z.add(&self.z);
-        let sum = add_signed::<F, false>(
-            self,
-            negate,
-            || u,
-            || v,
-            || u.sub(&v).mul(&u.add(&v)).mul(d_half),
-            || two_z,
-        );
+        let sum = add_signed::<F, false>(self, negate, &NarrowAddend { u, v, d_half });
         self.assign_completed(&sum, with_t);
     }
 
@@ -296,15 +277,7 @@ impl<F: LaneField> Extended<F> {
     /// too, ran slower; docs/results.md).
     #[inline(always)]
     pub fn add_assign_affine_point(&mut self, q: &Affine<F>, negate: u8) {
-        let two_z = self.z.add(&self.z);
-        let sum = add_signed::<F, true>(
-            self,
-            negate,
-            || q.y_plus_x,
-            || q.y_minus_x,
-            || q.xy2d,
-            || two_z,
-        );
+        let sum = add_signed::<F, true>(self, negate, q);
         *self = sum.to_extended_with::<true>();
     }
 
@@ -488,27 +461,118 @@ impl<F: LaneField> Affine<F> {
     }
 }
 
-/// p ± q (HWCD add-2008-hwcd-3) with q's coordinates read one at a time, just before
-/// use, so that few are live at once (an addition is register-bound: a product alone
-/// holds 20 accumulators). `zz2` gives 2·Z1·Z2. In the lanes of `negate` q is negated
-/// on p's side instead of q's: −q = (Y−X, Y+X, 2Z, −2dT) swaps the two products, so
-/// p's Y+X and Y−X trade places, and flips the sign of T·2dT, so the completed Z and T
-/// trade places.
+/// The second operand of [`add_signed`], each coordinate formed where the addition
+/// reads it, so that few are live at once (an addition is register-bound: a product
+/// alone holds 20 accumulators). A trait, not closures: a closure cannot be marked
+/// `#[inline(always)]`, and in a build for AVX-512 throughout (the yardstick's) LLVM
+/// left the table reads' closures out of line, each coordinate returned through memory.
+trait Addend<F: LaneField> {
+    fn y_plus_x(&self) -> F;
+    fn y_minus_x(&self) -> F;
+    fn t2d(&self) -> F;
+    /// 2·Z1·Z2, with Z1 = `z1`.
+    fn zz2(&self, z1: &F) -> F;
+}
+
+/// Table rows, one per lane, 2·Z1·Z2 formed as `two_z` says.
+struct RowsAddend<'a, 'r, F: LaneField> {
+    rows: &'a AddendRows<'r, F>,
+    two_z: TwoZ,
+}
+
+impl<F: LaneField> RowsAddend<'_, '_, F> {
+    #[inline(always)]
+    fn column(refs: &[&F::Limbs; MAX_LANES]) -> F {
+        F::from_lane_limbs(&refs[..F::LANES])
+    }
+}
+
+impl<F: LaneField> Addend<F> for RowsAddend<'_, '_, F> {
+    #[inline(always)]
+    fn y_plus_x(&self) -> F {
+        Self::column(&self.rows.y_plus_x)
+    }
+    #[inline(always)]
+    fn y_minus_x(&self) -> F {
+        Self::column(&self.rows.y_minus_x)
+    }
+    #[inline(always)]
+    fn t2d(&self) -> F {
+        Self::column(&self.rows.t2d)
+    }
+    #[inline(always)]
+    fn zz2(&self, z1: &F) -> F {
+        match self.two_z {
+            TwoZ::Doubled => z1.add(z1),
+            TwoZ::FromRows => z1.mul(&Self::column(&self.rows.z2)),
+        }
+    }
+}
+
+/// Narrow rows as loaded (y + x, y − x), 2d·x·y = (d/2)·(u − v)·(u + v).
+struct NarrowAddend<'a, F> {
+    u: F,
+    v: F,
+    d_half: &'a F,
+}
+
+impl<F: LaneField> Addend<F> for NarrowAddend<'_, F> {
+    #[inline(always)]
+    fn y_plus_x(&self) -> F {
+        self.u
+    }
+    #[inline(always)]
+    fn y_minus_x(&self) -> F {
+        self.v
+    }
+    #[inline(always)]
+    fn t2d(&self) -> F {
+        self.u
+            .sub(&self.v)
+            .mul(&self.u.add(&self.v))
+            .mul(self.d_half)
+    }
+    #[inline(always)]
+    fn zz2(&self, z1: &F) -> F {
+        z1.add(z1)
+    }
+}
+
+impl<F: LaneField> Addend<F> for Affine<F> {
+    #[inline(always)]
+    fn y_plus_x(&self) -> F {
+        self.y_plus_x
+    }
+    #[inline(always)]
+    fn y_minus_x(&self) -> F {
+        self.y_minus_x
+    }
+    #[inline(always)]
+    fn t2d(&self) -> F {
+        self.xy2d
+    }
+    #[inline(always)]
+    fn zz2(&self, z1: &F) -> F {
+        z1.add(z1)
+    }
+}
+
+/// p ± q (HWCD add-2008-hwcd-3), q's coordinates read one at a time, just before use
+/// ([`Addend`]). In the lanes of `negate` q is negated on p's side instead of q's:
+/// −q = (Y−X, Y+X, 2Z, −2dT) swaps the two products, so p's Y+X and Y−X trade places,
+/// and flips the sign of T·2dT, so the completed Z and T trade places.
 #[inline(always)]
 fn add_signed<F: LaneField, const INLINED: bool>(
     p: &Extended<F>,
     negate: u8,
-    q_y_plus_x: impl FnOnce() -> F,
-    q_y_minus_x: impl FnOnce() -> F,
-    q_t2d: impl FnOnce() -> F,
-    zz2: impl FnOnce() -> F,
+    q: &impl Addend<F>,
 ) -> Completed<F> {
     let (p_sum, p_dif) = (p.y.add(&p.x), p.y.sub(&p.x));
     // Where q is negated, `a` is p's Y−X times −q's and `b` p's Y+X times −q's.
-    let a = product::<F, INLINED>(&F::select(negate, &p_dif, &p_sum), &q_y_plus_x());
-    let b = product::<F, INLINED>(&F::select(negate, &p_sum, &p_dif), &q_y_minus_x());
-    let tt2d = product::<F, INLINED>(&p.t, &q_t2d());
-    let zz2 = zz2();
+    let a = product::<F, INLINED>(&F::select(negate, &p_dif, &p_sum), &q.y_plus_x());
+    let b = product::<F, INLINED>(&F::select(negate, &p_sum, &p_dif), &q.y_minus_x());
+    let tt2d = product::<F, INLINED>(&p.t, &q.t2d());
+    let zz2 = q.zz2(&p.z);
     let (plus, minus) = (zz2.add(&tt2d), zz2.sub(&tt2d));
     let (a_minus_b, b_minus_a) = (a.sub(&b), b.sub(&a));
     Completed {
@@ -578,11 +642,18 @@ fn sqrt_ratio_i<F: LaneField, const N: usize>(
     u: &[F; N],
     v: &[F; N],
 ) -> [(u8, F); N] {
-    let v3: [F; N] = core::array::from_fn(|i| v[i].square().mul(&v[i]));
-    let uv7: [F; N] = core::array::from_fn(|i| u[i].mul(&v3[i].square().mul(&v[i])));
+    // Loops, not `core::array::from_fn`: a closure that LLVM leaves out of line is
+    // compiled without the kernel's target features, and its field operations become
+    // calls (`lane_field_shims!`).
+    let (mut v3, mut uv7) = ([F::zero(); N], [F::zero(); N]);
+    for i in 0..N {
+        v3[i] = v[i].square().mul(&v[i]);
+        uv7[i] = u[i].mul(&v3[i].square().mul(&v[i]));
+    }
     let (t19, _) = pow22501(&uv7);
     let t = squares(&t19, 2);
-    core::array::from_fn(|i| {
+    let mut out = [(0u8, F::zero()); N];
+    for (i, out) in out.iter_mut().enumerate() {
         let (u, v) = (&u[i], &v[i]);
         let r = u.mul(&v3[i]).mul(&t[i].mul(&uv7[i])); // (u·v³)(u·v⁷)^((p−5)/8)
         let check = v.mul(&r.square());
@@ -592,8 +663,9 @@ fn sqrt_ratio_i<F: LaneField, const N: usize>(
         let flipped_i = check.sub(&neg_u.mul(&c.sqrt_m1)).zero_mask();
         let r = F::select(flipped | flipped_i, &r.mul(&c.sqrt_m1), &r);
         let r = F::select(r.odd_mask(), &r.neg(), &r);
-        (correct | flipped, r)
-    })
+        *out = (correct | flipped, r);
+    }
+    out
 }
 
 /// Decode each lane's encoding exactly as curve25519-dalek's `decompress` does: y from
@@ -619,25 +691,32 @@ pub(crate) fn decompress_many<F: LaneField, const N: usize>(
 ) -> [(Extended<F>, u8); N] {
     let encodings: [&[[u8; 32]]; N] =
         core::array::from_fn(|i| &encodings[i * F::LANES..(i + 1) * F::LANES]);
-    let y: [F; N] = encodings.map(F::from_bytes);
-    let yy = y.map(|y| y.square());
-    let u = yy.map(|yy| yy.sub(&F::one()));
-    let v = yy.map(|yy| yy.mul(&c.d).add(&F::one()));
+    // Loops, as in `sqrt_ratio_i`.
+    let (mut y, mut u, mut v) = ([F::zero(); N], [F::zero(); N], [F::zero(); N]);
+    for i in 0..N {
+        y[i] = F::from_bytes(encodings[i]);
+        let yy = y[i].square();
+        u[i] = yy.sub(&F::one());
+        v[i] = yy.mul(&c.d).add(&F::one());
+    }
     let roots = sqrt_ratio_i(c, &u, &v);
-    core::array::from_fn(|i| {
+    let mut out = [(Extended::identity(), 0u8); N];
+    for (i, out) in out.iter_mut().enumerate() {
         let (ok, x) = roots[i];
         let sign = super::super::field::lane_mask::<F>(|l| encodings[i][l][31] >> 7 == 1);
         let x = F::select(sign, &x.neg(), &x);
-        (
+        let t = x.mul(&y[i]);
+        *out = (
             Extended {
                 x,
                 y: y[i],
                 z: F::one(),
-                t: x.mul(&y[i]),
+                t,
             },
             ok,
-        )
-    })
+        );
+    }
+    out
 }
 
 /// Each lane's canonical encoding: y with the sign of x in bit 255.

@@ -4,7 +4,7 @@
 
 use super::point::{decompress, Affine, AffineLimbs, Cached, CachedLimbs, Constants, Extended};
 use super::scalar::{lane_digits, LaneDigits};
-use crate::ed25519::field::{lanes_in, LaneField, MAX_LANES};
+use crate::ed25519::field::{LaneField, MAX_LANES};
 use curve25519_dalek::constants::{ED25519_BASEPOINT_COMPRESSED, ED25519_BASEPOINT_POINT};
 use curve25519_dalek::Scalar;
 
@@ -84,52 +84,57 @@ pub(crate) struct BaseTables<F: LaneField> {
     pub(super) two: F::Limbs,
 }
 
-/// Multiples 0..count−1 (count ≥ 2) of `p` in every lane, in cached form. (A tree
-/// of doublings and additions, no multiple more than three steps from P, measured
-/// slower than this chain of additions: the chain is not what bounds it.)
+/// Multiples 0..8 of each of `N` points in every lane, in cached form, stored as they
+/// are made: lane i of point v fills `tables[v·F::LANES + i]` (`tables` holds at least
+/// `N·F::LANES`). Returns, for each point, the lanes whose multiple 8 is the identity
+/// (the point has small order).
+///
+/// A chain of additions for each point, the `N` chains stepping together: a chain
+/// alone waits on each addition's latency, and stepping several together each
+/// addition's work fills the others' waits (a tree of doublings and additions, no
+/// multiple more than three steps from P, measured slower than the chain). Each entry
+/// goes to its rows at once rather than after the chain: the `N` points' nine entries,
+/// 11.5 KB a point on IFMA, held and returned, were copied about for as long as
+/// interleaving saved (docs/results.md).
 #[inline(always)]
-pub(super) fn multiples<F: LaneField>(
+pub(super) fn tabulate_multiples<F: LaneField, const N: usize>(
     c: &Constants<F>,
-    p: &Extended<F>,
-    count: usize,
-) -> Vec<Cached<F>> {
-    let p_cached = p.to_cached(c);
-    let mut out = Vec::with_capacity(count);
-    out.extend([Cached::identity(), p_cached]);
-    let mut acc = *p;
-    while out.len() < count {
-        acc = acc.add(&p_cached).to_extended();
-        out.push(acc.to_cached(c));
+    p: &[Extended<F>; N],
+    tables: &mut [Table<F>],
+) -> [u8; N] {
+    let block = |v: usize| v * F::LANES..(v + 1) * F::LANES;
+    let identity = Cached::<F>::identity();
+    // Loops, not closures, around field operations (see `point::sqrt_ratio_i`).
+    let mut p_cached = [identity; N];
+    for (p_cached, p) in p_cached.iter_mut().zip(p) {
+        *p_cached = p.to_cached(c);
     }
-    out
-}
-
-/// Push the table of multiples of `p` for each lane in `keep` (in lane order).
-#[inline(always)]
-pub(super) fn build_tables<F: LaneField>(
-    c: &Constants<F>,
-    p: &Extended<F>,
-    keep: u8,
-    out: &mut Vec<Table<F>>,
-) {
-    store_tables(&multiples(c, p, 9), keep, out);
-}
-
-/// Push the rows of `multiples` for each lane in `keep` (in lane order) as tables.
-#[inline(always)]
-pub(super) fn store_tables<F: LaneField>(
-    multiples: &[Cached<F>],
-    keep: u8,
-    out: &mut Vec<Table<F>>,
-) {
-    let first = out.len();
-    let lanes: Vec<usize> = lanes_in::<F>(keep).collect();
-    out.resize_with(first + lanes.len(), Default::default);
-    for (j, m) in multiples.iter().enumerate() {
-        for (k, coordinate) in [m.y_plus_x, m.y_minus_x, m.z2, m.t2d].iter().enumerate() {
-            let rows = out[first..].iter_mut().zip(&lanes);
-            coordinate.store_lane_limbs(rows.map(|(table, &lane)| (lane, &mut table[j][k])));
+    for (v, p) in p_cached.iter().enumerate() {
+        store_entry(&identity, 0, &mut tables[block(v)]);
+        store_entry(p, 1, &mut tables[block(v)]);
+    }
+    let mut acc = *p;
+    let mut eights = [0u8; N];
+    for j in 2..9 {
+        for v in 0..N {
+            acc[v] = acc[v].add(&p_cached[v]).to_extended();
+            let entry = acc[v].to_cached(c);
+            store_entry(&entry, j, &mut tables[block(v)]);
+            if j == 8 {
+                eights[v] = entry.identity_mask();
+            }
         }
+    }
+    eights
+}
+
+/// Lane i's row j of `entry` into `tables[i]`, for every lane.
+#[inline(always)]
+fn store_entry<F: LaneField>(entry: &Cached<F>, j: usize, tables: &mut [Table<F>]) {
+    let coordinates = [entry.y_plus_x, entry.y_minus_x, entry.z2, entry.t2d];
+    for (k, coordinate) in coordinates.iter().enumerate() {
+        let rows = tables.iter_mut().enumerate();
+        coordinate.store_lane_limbs(rows.map(|(lane, table)| (lane, &mut table[j][k])));
     }
 }
 
