@@ -88,10 +88,11 @@ pub(super) fn lane_digits<F: LaneField, const W: u32, const N: usize, J>(
 ///
 /// Built a window at a time across the lanes, from y = x + K held word-major (word j of
 /// every lane side by side): one row is then a shift, a mask, a subtraction and a
-/// conditional negation ((d ⊕ m) − m, m = 0 or −1) of each lane's word, a loop LLVM
-/// turns into a few vector instructions of the backend. Recoding each lane's scalar
-/// alone and moving its digits into their rows one by one took 93 ns a signature on
-/// Zen 5, ~5 % of the half-size loop's stage (docs/results.md).
+/// conditional negation ((d ⊕ m) − m, m = 0 or −1) of one row of words, a loop LLVM
+/// turns into a few vector instructions. Recoding each lane's scalar alone and moving
+/// its digits into their rows one by one took 93 ns a signature on Zen 5; gathering
+/// each lane's words into an array to index it put every digit through memory, ~5 % of
+/// the half-size loop's stage (docs/results.md).
 #[inline(always)]
 pub(super) fn signed_lane_digits<'x, F: LaneField, const W: u32, const N: usize>(
     scalar: impl Fn(usize) -> (&'x [u8; 32], bool),
